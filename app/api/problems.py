@@ -1,0 +1,128 @@
+"""Every refusal as an RFC 9457 problem body (application/problem+json) that says what and where."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException
+
+from app.core.engine import Invalid, NotEvaluable
+from app.core.payload import LimitExceeded
+from app.ops import BY_NAME
+
+MEDIA_TYPE = "application/problem+json"
+TITLES = {
+    400: "Bad request",
+    404: "Not found",
+    405: "Method not allowed",
+    413: "Content too large",
+    422: "Unprocessable content",
+    500: "Internal error",
+}
+
+
+def problem(status: int, detail: str, errors: list[dict[str, Any]] | None = None, **extra: Any) -> JSONResponse:
+    body = {"type": "about:blank", "title": TITLES.get(status, "Error"), "status": status, "detail": detail}
+    body["errors"] = errors or []
+    body.update(extra)
+    return JSONResponse(body, status_code=status, media_type=MEDIA_TYPE)
+
+
+def _path(loc: tuple[Any, ...]) -> tuple[str, str | None]:
+    """A pydantic location as a request path, and the op kind the union picked on the way, if any."""
+    parts: list[str] = []
+    kind = None
+    for index, item in enumerate(loc):
+        if index == 0 and item == "body":
+            continue
+        if isinstance(item, int):
+            parts.append(f"[{item}]")
+        elif item in BY_NAME and kind is None and (not parts or parts[-1].startswith("[") or parts == ["ops"]):
+            kind = BY_NAME[item].kind  # the tagged union's branch: not part of the request's path
+        else:
+            parts.append(("." if parts else "") + str(item))
+    return "".join(parts) or "body", kind
+
+
+def _field_errors(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for error in errors:
+        path, kind = _path(tuple(error.get("loc", ())))
+        kind_tag = error.get("ctx", {}) or {}
+        entry: dict[str, Any] = {"path": path, "type": error["type"], "message": error["msg"]}
+        if error["type"] == "json_invalid":
+            entry["path"] = "body"
+            entry["message"] = f"body is not valid JSON: {kind_tag.get('error', error['msg'])}"
+        elif error["type"] == "union_tag_invalid":
+            given = kind_tag.get("tag")
+            entry["path"] = f"{path}.kind" if path != "body" else "kind"
+            entry["message"] = f"unknown kind {given!r}; known kinds: {', '.join(BY_NAME)}"
+        elif error["type"] == "union_tag_not_found":
+            entry["path"] = f"{path}.kind" if path != "body" else "kind"
+            entry["message"] = f"kind is missing; known kinds: {', '.join(BY_NAME)}"
+        elif error["type"] == "extra_forbidden" and kind is not None and ".attrs." in f".{path}":
+            name = path.rsplit(".", 1)[-1]
+            attrs = BY_NAME[kind].descriptor.model_fields["attrs"].annotation.model_fields  # type: ignore[union-attr]
+            entry["rule"] = f"{kind}.attrs.unknown"
+            entry["message"] = f"unknown attribute {name!r} for {kind}; its attributes are: {', '.join(attrs) or 'none'}"
+        elif error["type"] == "extra_forbidden":
+            entry["message"] = f"unknown field {path.rsplit('.', 1)[-1]!r}"
+        elif error["type"] == "missing":
+            entry["message"] = f"{path} is required"
+        elif error["type"] == "model_attributes_type" and path == "body":
+            entry["message"] = "the body must be a JSON object (sent with Content-Type: application/json)"
+        else:
+            message = error["msg"].removeprefix("Value error, ")
+            given = error.get("input")
+            if not isinstance(given, dict | list) and len(repr(given)) < 80 and error["type"] != "value_error":
+                message += f" (given: {given!r})"
+            entry["message"] = message
+        out.append(entry)
+    return out
+
+
+def _summary(errors: list[dict[str, Any]]) -> str:
+    head = "; ".join(f"{e['path']}: {e['message']}" for e in errors[:3])
+    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    return head + more
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(RequestValidationError)
+    async def _malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
+        errors = _field_errors(list(exc.errors()))
+        return problem(422, _summary(errors), errors)
+
+    @app.exception_handler(Invalid)
+    async def _invalid(request: Request, exc: Invalid) -> JSONResponse:
+        errors = [d for d in exc.verdict.diagnostics if d.severity == "error"]
+        detail = f"the {exc.verdict.kind} descriptor is not valid: " + "; ".join(
+            f"{d.path}: {d.message}" for d in errors[:3]
+        )
+        entries = [{"path": d.path, "message": d.message, "rule": d.rule} for d in errors]
+        diagnostics = [d.model_dump() for d in exc.verdict.diagnostics]
+        return problem(422, detail, entries, diagnostics=diagnostics)
+
+    @app.exception_handler(NotEvaluable)
+    async def _not_evaluable(request: Request, exc: NotEvaluable) -> JSONResponse:
+        return problem(422, exc.message, [{"path": exc.path, "message": exc.message}])
+
+    @app.exception_handler(LimitExceeded)
+    async def _too_large(request: Request, exc: LimitExceeded) -> JSONResponse:
+        return problem(413, exc.message, [{"path": exc.path, "message": exc.message, "limit": exc.limit}])
+
+    @app.exception_handler(RecursionError)
+    async def _too_deep(request: Request, exc: RecursionError) -> JSONResponse:
+        message = "the body nests too deeply to parse"
+        return problem(422, message, [{"path": "body", "message": message}])
+
+    @app.exception_handler(HTTPException)
+    async def _http(request: Request, exc: HTTPException) -> JSONResponse:
+        return problem(exc.status_code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def _bug(request: Request, exc: Exception) -> JSONResponse:  # pragma: no cover - a bug's last resort
+        return problem(500, f"internal error ({type(exc).__name__}); please report it with the request")

@@ -1,0 +1,25 @@
+"""All settings in one place, read from OPSPEC_* environment variables (pydantic-settings)."""
+
+from functools import lru_cache
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="OPSPEC_")
+
+    host: str = Field("127.0.0.1", description="Address `opspec serve` binds to.")
+    port: int = Field(8000, ge=0, le=65535, description="Port `opspec serve` listens on.")
+    max_body_bytes: int = Field(32 << 20, ge=1, description="Largest request body; larger gets 413.")
+    max_elements: int = Field(1 << 24, ge=1, description="Most elements in one tensor's payload or output.")
+    max_total_bytes: int = Field(
+        256 << 20, ge=1, description="Most bytes one evaluation may hold in decoded inputs and outputs together."
+    )
+    max_rank: int = Field(16, ge=1, description="Highest rank a tensor may declare.")
+    max_batch: int = Field(1024, ge=1, description="Most descriptors in one batch request.")
+
+
+@lru_cache
+def get_settings() -> Settings:
+    return Settings()

@@ -1,0 +1,124 @@
+"""Element types: canonical names, the spellings other toolchains use, and the NumPy type behind each.
+
+MLI's `sa8`, `fx16` and `sa32` are raw two's-complement memory (int8 / int16 / int32); what the
+bits mean (scale, zero point, fractional bits) lives in the tensor's `quant`, not in the dtype.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import ml_dtypes
+import numpy as np
+
+Category = Literal["float", "signed", "unsigned", "bool", "raw"]
+
+
+@dataclass(frozen=True)
+class DType:
+    name: str
+    numpy: np.dtype
+    category: Category
+
+    @property
+    def is_float(self) -> bool:
+        return self.category == "float"
+
+    @property
+    def is_integer(self) -> bool:
+        return self.category in ("signed", "unsigned", "raw")
+
+    @property
+    def itemsize(self) -> int:
+        return self.numpy.itemsize
+
+    @property
+    def lowest(self) -> int | float:
+        """The lowest finite value (not -inf): what an empty LOWEST segment is filled with."""
+        if self.category == "bool":
+            return False
+        if self.is_float:
+            return self.numpy.type(ml_dtypes.finfo(self.numpy).min)
+        return int(np.iinfo(self.numpy).min)
+
+    @property
+    def highest(self) -> int | float:
+        if self.category == "bool":
+            return True
+        if self.is_float:
+            return self.numpy.type(ml_dtypes.finfo(self.numpy).max)
+        return int(np.iinfo(self.numpy).max)
+
+
+def _dtype(name: str, numpy_type: type | np.dtype, category: Category) -> DType:
+    return DType(name, np.dtype(numpy_type), category)
+
+
+DTYPES: dict[str, DType] = {
+    d.name: d
+    for d in (
+        _dtype("f32", np.float32, "float"),
+        _dtype("f16", np.float16, "float"),
+        _dtype("bf16", ml_dtypes.bfloat16, "float"),
+        _dtype("f64", np.float64, "float"),
+        _dtype("s8", np.int8, "signed"),
+        _dtype("u8", np.uint8, "unsigned"),
+        _dtype("s16", np.int16, "signed"),
+        _dtype("u16", np.uint16, "unsigned"),
+        _dtype("s32", np.int32, "signed"),
+        _dtype("u32", np.uint32, "unsigned"),
+        _dtype("s64", np.int64, "signed"),
+        _dtype("u64", np.uint64, "unsigned"),
+        _dtype("boolean", np.bool_, "bool"),
+        _dtype("sa8", np.int8, "raw"),
+        _dtype("fx16", np.int16, "raw"),
+        _dtype("sa32", np.int32, "raw"),
+    )
+}
+
+# Other toolchains' spellings, matched case-insensitively. OpenVINO: f32/i64/FP16/boolean; ONNX:
+# float/int64/bfloat16/bool; NumPy: float32/int64/bool_; oneDNN already uses the canonical names.
+_ALIASES: dict[str, str] = {
+    "fp32": "f32", "float": "f32", "float32": "f32",
+    "fp16": "f16", "half": "f16", "float16": "f16",
+    "bfloat16": "bf16",
+    "fp64": "f64", "double": "f64", "float64": "f64",
+    "i8": "s8", "int8": "s8",
+    "uint8": "u8",
+    "i16": "s16", "int16": "s16",
+    "uint16": "u16",
+    "i32": "s32", "int32": "s32",
+    "uint32": "u32",
+    "i64": "s64", "int64": "s64",
+    "uint64": "u64",
+    "bool": "boolean", "bool_": "boolean",
+}  # fmt: skip
+_LOOKUP: dict[str, str] = {name.lower(): name for name in DTYPES} | _ALIASES
+
+# Named groups, as JAX names its dtype classes, so an op's dtype table reads as data.
+FLOATS = frozenset({"f32", "f16", "bf16", "f64"})
+SIGNED = frozenset({"s8", "s16", "s32", "s64"})
+UNSIGNED = frozenset({"u8", "u16", "u32", "u64"})
+NUMERIC = FLOATS | SIGNED | UNSIGNED
+INDEX = frozenset({"s32", "s64"})
+
+
+def canonical_dtype(name: str) -> str:
+    """The canonical name for any accepted spelling; ValueError names the accepted ones."""
+    found = _LOOKUP.get(name.lower()) if isinstance(name, str) else None
+    if found is None:
+        raise ValueError(
+            f"unknown dtype {name!r}; expected one of {', '.join(DTYPES)} "
+            "(OpenVINO, ONNX and NumPy spellings such as F32, int64, float16 are accepted too)"
+        )
+    return found
+
+
+def dtype(name: str) -> DType:
+    return DTYPES[canonical_dtype(name)]
+
+
+def describe(names: frozenset[str] | set[str]) -> str:
+    """A stable, readable listing of a dtype group for messages: in DTYPES order."""
+    return ", ".join(n for n in DTYPES if n in names)

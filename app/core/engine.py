@@ -1,0 +1,190 @@
+"""The op-independent steps around an op's own rules: arity, port dtypes, constant payloads,
+declared outputs, and the size checks that come before any evaluation allocates."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from app.core.config import Settings
+from app.core.diagnostics import Diagnostic, Report
+from app.core.dtypes import DTYPES, describe
+from app.core.payload import LimitExceeded, PayloadError, decode, encode, is_base64
+from app.core.registry import Descriptor, OpSpec, OutputType, port_dtype_rule
+from app.core.shapes import dims_conflict, format_shape, is_static, numel
+
+
+class Context:
+    """What a shape rule reports through, and where it gets constant inputs' values."""
+
+    def __init__(self, spec: OpSpec, descriptor: Descriptor, settings: Settings):
+        self.spec = spec
+        self.descriptor = descriptor
+        self.settings = settings
+        self.report = Report(spec.all_rules)
+        self._values: dict[int, np.ndarray | None] = {}
+
+    def error(self, rule: str, path: str, message: str) -> None:
+        self.report.error(rule, path, message)
+
+    def warn(self, rule: str, path: str, message: str) -> None:
+        self.report.warn(rule, path, message)
+
+    def values(self, index: int) -> np.ndarray | None:
+        """Input `index`'s data as an array, or None when it has none or the data is bad (reported once)."""
+        if index not in self._values:
+            tensor = self.descriptor.inputs[index]
+            array = None
+            if tensor.data is not None:
+                try:
+                    array = decode(tensor, f"inputs[{index}]", self.settings)
+                except PayloadError as exc:
+                    self.error(f"{self.spec.kind}.inputs.data", exc.path, exc.message)
+            self._values[index] = array
+        return self._values[index]
+
+
+@dataclass
+class Verdict:
+    kind: str
+    valid: bool
+    outputs: list[OutputType] | None
+    diagnostics: list[Diagnostic]
+
+
+def _check_inputs(spec: OpSpec, ctx: Context) -> bool:
+    inputs = ctx.descriptor.inputs
+    low, high = spec.arity
+    if not low <= len(inputs) <= high:
+        ports = ", ".join(p.name + (" (optional)" if p.optional else "") for p in spec.inputs)
+        wanted = f"{low}" if low == high else f"{low} to {high}"
+        ctx.error(
+            f"{spec.kind}.inputs.count",
+            "inputs",
+            f"{spec.kind} takes {wanted} inputs ({ports}); {len(inputs)} given",
+        )
+        return False
+    for index, tensor in enumerate(inputs):
+        port = spec.port(index)
+        if tensor.dtype not in port.dtypes:
+            ctx.error(
+                port_dtype_rule(spec.kind, port),
+                f"inputs[{index}].dtype",
+                f"{port.name} has dtype {tensor.dtype}; {spec.kind} accepts {describe(port.dtypes)} there",
+            )
+        ctx.values(index)  # payload problems are reported even where no rule reads the values
+    return True
+
+
+def _check_declared(spec: OpSpec, ctx: Context, inferred: Sequence[OutputType]) -> None:
+    declared = ctx.descriptor.outputs
+    if declared is None:
+        return
+    kind = spec.kind
+    if len(declared) != len(inferred):
+        ctx.error(f"{kind}.outputs.count", "outputs", f"{kind} has {len(inferred)} output(s); {len(declared)} declared")
+        return
+    for index, (want, got) in enumerate(zip(inferred, declared, strict=True)):
+        port = spec.outputs[min(index, len(spec.outputs) - 1)].name
+        path = f"outputs[{index}]"
+        if got.dtype != want.dtype:
+            ctx.error(f"{kind}.outputs.dtype", f"{path}.dtype", f"{port} is {want.dtype}, but {got.dtype} is declared")
+        if want.shape is None or got.shape is None:
+            continue
+        if len(got.shape) != len(want.shape):
+            ctx.error(
+                f"{kind}.outputs.rank",
+                f"{path}.shape",
+                f"{port} has rank {len(want.shape)} {format_shape(want.shape)}, but rank {len(got.shape)} "
+                f"{format_shape(got.shape)} is declared",
+            )
+            continue
+        for axis, (w, g) in enumerate(zip(want.shape, got.shape, strict=True)):
+            if dims_conflict(w, g):
+                ctx.error(
+                    f"{kind}.outputs.dim",
+                    f"{path}.shape[{axis}]",
+                    f"{port} has {w} in dim {axis} (shape {format_shape(want.shape)}), but {g} is declared",
+                )
+
+
+def check(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Verdict, Context]:
+    """Validate and infer: every finding is reported; outputs are given whenever they can be inferred."""
+    ctx = Context(spec, descriptor, settings)
+    outputs = None
+    if _check_inputs(spec, ctx):
+        inferred = spec.infer(descriptor, ctx)
+        if inferred is not None:
+            outputs = list(inferred)
+            _check_declared(spec, ctx, outputs)
+    verdict = Verdict(spec.kind, ctx.report.ok, outputs, ctx.report.diagnostics)
+    return verdict, ctx
+
+
+# --- evaluation --------------------------------------------------------------------------------
+
+
+class NotEvaluable(Exception):
+    """The descriptor is valid but cannot be evaluated as given (no data, unknown sizes)."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+class Invalid(Exception):
+    def __init__(self, verdict: Verdict):
+        super().__init__(f"{verdict.kind} descriptor is not valid")
+        self.verdict = verdict
+
+
+@dataclass
+class Evaluation:
+    kind: str
+    outputs: list[dict[str, Any]]
+    diagnostics: list[Diagnostic]
+
+
+def evaluate(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> Evaluation:
+    verdict, ctx = check(spec, descriptor, settings)
+    if not verdict.valid:
+        raise Invalid(verdict)
+    inputs = descriptor.inputs
+    for index, tensor in enumerate(inputs):
+        if tensor.data is None:
+            raise NotEvaluable(f"inputs[{index}].data", f"evaluation needs data on every input; inputs[{index}] has none")
+    outputs = verdict.outputs or []
+    total = sum(numel(t.shape) * DTYPES[t.dtype].itemsize for t in inputs)  # type: ignore[arg-type]
+    for index, out in enumerate(outputs):
+        if not is_static(out.shape):
+            raise NotEvaluable(
+                f"outputs[{index}]", f"output {index} has shape {format_shape(out.shape)}; its size is not known"
+            )
+        count = numel(out.shape)  # type: ignore[arg-type]
+        if count > settings.max_elements:
+            raise LimitExceeded(
+                f"outputs[{index}]",
+                "max_elements",
+                f"output {index} would hold {count:,} elements {format_shape(out.shape)}, above the limit of "
+                f"{settings.max_elements:,} (max_elements)",
+            )
+        total += count * DTYPES[out.dtype].itemsize
+    if total > settings.max_total_bytes:
+        raise LimitExceeded(
+            "inputs",
+            "max_total_bytes",
+            f"inputs and outputs would take {total:,} bytes, above the limit of {settings.max_total_bytes:,} "
+            "(max_total_bytes)",
+        )
+    arrays = [ctx.values(index) for index in range(len(inputs))]
+    results = spec.evaluate(descriptor, arrays)  # type: ignore[arg-type]
+    as_base64 = any(is_base64(t.data) for t in inputs)
+    wire = []
+    for out, array in zip(outputs, results, strict=True):
+        assert array.shape == tuple(out.shape), f"{spec.kind} kernel gave {array.shape}, inferred {out.shape}"  # type: ignore[arg-type]
+        wire.append({"dtype": out.dtype, "shape": list(array.shape), "data": encode(array, out.dtype, as_base64=as_base64)})
+    return Evaluation(spec.kind, wire, verdict.diagnostics)

@@ -1,0 +1,252 @@
+"""Tensor payloads: wire data to NumPy arrays and back, exactly.
+
+Exactness rules: 64-bit integers never pass through a float; NaN and the infinities travel as the
+strings "nan", "inf", "-inf"; -0.0 stays -0.0; f16 and bf16 are rounded once, to nearest even, from
+the decimal's double. Sizes are checked against the limits before anything is allocated.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import ml_dtypes
+import numpy as np
+
+from app.core.config import Settings
+from app.core.dtypes import DTYPES, DType
+from app.core.shapes import format_shape, is_static, numel
+from app.core.tensors import Tensor
+
+NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+
+
+class PayloadError(ValueError):
+    """The data does not fit the tensor: `path` points at the field, the message says why."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(message)
+        self.path = path
+        self.message = message
+
+
+class LimitExceeded(Exception):
+    """A size limit from Settings would be crossed; nothing has been allocated yet."""
+
+    def __init__(self, path: str, limit: str, message: str):
+        super().__init__(message)
+        self.path = path
+        self.limit = limit  # the Settings field, so the answer can name it
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How many elements the payload must hold, and how to view them."""
+
+    shape: tuple[int, ...]
+    strides: tuple[int, ...] | None  # elements; None for dense row-major
+    buffer: int  # elements the data must provide at least (exactly, when dense)
+
+
+def layout(tensor: Tensor, path: str) -> Layout:
+    shape = tensor.shape
+    if not is_static(shape):
+        raise PayloadError(
+            f"{path}.shape", f"data needs a shape with every dim a known integer; got {format_shape(shape)}"
+        )
+    static: tuple[int, ...] = shape  # type: ignore[assignment]
+    if tensor.strides is None:
+        return Layout(static, None, numel(static))
+    strides = tuple(tensor.strides)
+    for axis, stride in enumerate(strides):
+        if stride < 0:
+            raise PayloadError(f"{path}.strides[{axis}]", f"stride {stride} is negative; strides must be >= 0")
+    extent = 0 if numel(static) == 0 else 1 + sum((d - 1) * s for d, s in zip(static, strides, strict=True))
+    return Layout(static, strides, extent)
+
+
+def decode(tensor: Tensor, path: str, settings: Settings) -> np.ndarray:
+    """The tensor's data as an array of its dtype and shape (a strided view when strides are given)."""
+    dt = DTYPES[tensor.dtype]
+    lay = layout(tensor, path)
+    if lay.buffer > settings.max_elements:
+        raise LimitExceeded(
+            path,
+            "max_elements",
+            f"{path} holds {lay.buffer:,} elements, above the limit of {settings.max_elements:,} (max_elements)",
+        )
+    data = tensor.data
+    if isinstance(data, dict):
+        flat = _from_base64(data, dt, f"{path}.data", lay, settings)
+    else:
+        flat = _from_values(data, dt, f"{path}.data", lay)
+    if lay.strides is None:
+        return flat.reshape(lay.shape)
+    itemsize = flat.itemsize
+    return np.lib.stride_tricks.as_strided(
+        flat, shape=lay.shape, strides=tuple(s * itemsize for s in lay.strides), writeable=False
+    )
+
+
+def is_base64(data: Any) -> bool:
+    return isinstance(data, dict) and data.get("encoding") == "base64"
+
+
+def _from_base64(data: dict, dt: DType, path: str, lay: Layout, settings: Settings) -> np.ndarray:
+    if set(data) != {"encoding", "bytes"} or data["encoding"] != "base64" or not isinstance(data["bytes"], str):
+        raise PayloadError(path, 'encoded data must be {"encoding": "base64", "bytes": "<base64 string>"}')
+    text = data["bytes"]
+    approx = len(text) * 3 // 4
+    if approx > max(lay.buffer, 1) * dt.itemsize + 3:
+        what = f"{path} holds about {approx:,} bytes, but {lay.buffer:,} elements of {dt.name} need"
+        raise PayloadError(path, f"{what} {lay.buffer * dt.itemsize:,}")
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise PayloadError(path, f"bytes is not valid base64: {exc}") from None
+    count, rest = divmod(len(raw), dt.itemsize)
+    if rest:
+        raise PayloadError(path, f"{len(raw)} bytes is not a whole number of {dt.name} elements ({dt.itemsize} bytes each)")
+    _check_count(path, count, lay, dt)
+    return np.frombuffer(raw, dtype=dt.numpy.newbyteorder("<")).astype(dt.numpy)
+
+
+def _check_count(path: str, count: int, lay: Layout, dt: DType) -> None:
+    if lay.strides is None and count != lay.buffer:
+        raise PayloadError(path, f"data holds {count:,} values, but shape {list(lay.shape)} needs {lay.buffer:,}")
+    if lay.strides is not None and count < lay.buffer:
+        raise PayloadError(
+            path,
+            f"memory buffer holds {count:,} {dt.name} elements, but shape {list(lay.shape)} with strides "
+            f"{list(lay.strides)} reaches element {lay.buffer - 1:,}",
+        )
+
+
+def _from_values(data: Any, dt: DType, path: str, lay: Layout) -> np.ndarray:
+    if data is None:
+        raise PayloadError(path, "no data given")
+    if lay.strides is not None:
+        if not isinstance(data, list) or any(isinstance(v, list) for v in data):
+            raise PayloadError(path, "with strides, data is the flat memory buffer: one list of values")
+        expected: tuple[int, ...] | None = None
+    else:
+        expected = lay.shape
+    try:
+        values = np.array(data, dtype=object)
+    except ValueError:
+        raise PayloadError(path, "data is ragged: nested lists must have equal lengths at each level") from None
+    if expected is not None and values.shape != expected:
+        given = format_shape(values.shape)
+        raise PayloadError(path, f"data has shape {given}, but the tensor's shape is {format_shape(expected)}")
+    flat = values.reshape(-1)
+    _check_count(path, flat.size, lay, dt)
+    if dt.is_float:
+        return _floats(flat, dt, path)
+    if dt.category == "bool":
+        _only(flat, (bool,), "true or false", path, expected)
+        return flat.astype(np.bool_)
+    return _integers(flat, dt, path, expected)
+
+
+def _where(position: int, shape: tuple[int, ...] | None) -> str:
+    if shape is None or len(shape) <= 1:
+        return f"[{position}]"
+    return "".join(f"[{i}]" for i in np.unravel_index(position, shape))
+
+
+def _only(flat: np.ndarray, allowed: tuple[type, ...], expected: str, path: str, shape) -> None:
+    if all(t in allowed for t in set(map(type, flat))):
+        return
+    position, value = next((i, v) for i, v in enumerate(flat) if type(v) not in allowed)
+    raise PayloadError(f"{path}{_where(position, shape)}", f"value {value!r} is not {expected}")
+
+
+def _floats(flat: np.ndarray, dt: DType, path: str) -> np.ndarray:
+    kinds = set(map(type, flat))
+    if not kinds <= {int, float, str}:
+        _only(flat, (int, float, str), 'a number or one of "nan", "inf", "-inf"', path, None)
+    if str in kinds:
+        for position, value in enumerate(flat):
+            if type(value) is str:
+                if value not in NONFINITE:
+                    raise PayloadError(
+                        f"{path}[{position}]", f'string {value!r} is not a value; the only strings are "nan", "inf", "-inf"'
+                    )
+                flat[position] = NONFINITE[value]
+    try:
+        doubles = flat.astype(np.float64)
+    except OverflowError:
+        raise PayloadError(path, f"an integer is too large for {dt.name}") from None
+    result = to_float_type(doubles, dt)
+    overflow = np.isinf(result) & np.isfinite(doubles)
+    if overflow.any():
+        position = int(np.argmax(overflow))
+        raise PayloadError(
+            f"{path}[{position}]",
+            f"value {doubles[position]!r} is outside the finite range of {dt.name} "
+            f"[{float(dt.lowest):.8g}, {float(dt.highest):.8g}]",
+        )
+    return result
+
+
+def to_float_type(doubles: np.ndarray, dt: DType) -> np.ndarray:
+    """Round doubles to `dt` once, to nearest even.
+
+    ml_dtypes rounds f64 to bf16 through f32, a double rounding that can land a value that lies just
+    above a bf16 halfway point on the even side. Rounding to f32 with round-to-odd first keeps the
+    information the second rounding needs (f32 has more than two extra bits), so the result is exact."""
+    if dt.numpy == np.float64:
+        return doubles
+    with np.errstate(over="ignore", invalid="ignore"):
+        if dt.numpy != np.dtype(ml_dtypes.bfloat16):
+            return doubles.astype(dt.numpy)
+        singles = doubles.astype(np.float32)
+        inexact = np.isfinite(doubles) & (singles.astype(np.float64) != doubles)
+        if inexact.any():
+            away = inexact & (np.abs(singles.astype(np.float64)) > np.abs(doubles))
+            singles = np.where(away, np.nextafter(singles, np.float32(0)), singles)
+            bits = singles.view(np.uint32) | inexact.astype(np.uint32)
+            singles = bits.view(np.float32)
+        return singles.astype(dt.numpy)
+
+
+def _integers(flat: np.ndarray, dt: DType, path: str, shape) -> np.ndarray:
+    _only(flat, (int,), f"an integer ({dt.name})", path, shape)
+    if flat.size:
+        low, high = int(np.iinfo(dt.numpy).min), int(np.iinfo(dt.numpy).max)
+        smallest, largest = min(flat), max(flat)
+        if smallest < low or largest > high:
+            bad = smallest if smallest < low else largest
+            position = next(i for i, v in enumerate(flat) if v == bad)
+            raise PayloadError(
+                f"{path}{_where(position, shape)}", f"value {bad} is outside the range of {dt.name} [{low}, {high}]"
+            )
+    return flat.astype(dt.numpy)
+
+
+# --- out ---------------------------------------------------------------------------------------
+
+
+def encode(array: np.ndarray, dtype: str, *, as_base64: bool) -> Any:
+    """An array to wire data: base64 of little-endian values, or nested lists with exact values."""
+    dt = DTYPES[dtype]
+    array = np.ascontiguousarray(array, dtype=dt.numpy)
+    if as_base64:
+        raw = array.astype(dt.numpy.newbyteorder("<"), copy=False).tobytes()
+        return {"encoding": "base64", "bytes": base64.b64encode(raw).decode("ascii")}
+    if not dt.is_float:
+        return array.tolist()
+    doubles = array.astype(np.float64)  # exact for every float type we have
+    finite = np.isfinite(doubles)
+    if finite.all():
+        return doubles.tolist()
+    values = doubles.astype(object)
+    values[np.isnan(doubles)] = "nan"
+    values[np.isposinf(doubles)] = "inf"
+    values[np.isneginf(doubles)] = "-inf"
+    return values.tolist()
+

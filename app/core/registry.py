@@ -1,0 +1,129 @@
+"""What an op is to the service: its descriptor type, ports, dtype table, rules, shape rule and kernel.
+
+Each module under app/ops/ builds one OpSpec; app/ops/__init__.py lists them in a plain dict.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, ClassVar, get_args
+
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.core.diagnostics import Rule
+from app.core.dtypes import describe
+from app.core.shapes import Shape
+from app.core.tensors import Tensor
+
+if TYPE_CHECKING:
+    from app.core.engine import Context
+
+VARIADIC_MAX = 2147483647  # ONNX's limit on a variadic input's arity
+
+
+class Attrs(BaseModel):
+    """Base of every op's attribute model: unknown attribute names are errors, not silently dropped."""
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+
+
+class Descriptor(BaseModel):
+    """Base of every op's descriptor; each op narrows `kind` to a Literal of its names and `attrs`."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: str
+    attrs: Attrs
+    inputs: list[Tensor] = Field(description="Input tensors in the spec's port order.")
+    outputs: list[Tensor] | None = Field(
+        None, description="Optional declared outputs, checked against what inference gives."
+    )
+
+    names: ClassVar[tuple[str, ...]] = ()
+
+    @classmethod
+    def __pydantic_init_subclass__(cls, **kwargs: Any) -> None:
+        super().__pydantic_init_subclass__(**kwargs)
+        cls.names = get_args(cls.model_fields["kind"].annotation)
+
+
+@dataclass(frozen=True)
+class Port:
+    name: str
+    dtypes: frozenset[str]
+    description: str
+    optional: bool = False
+    variadic: bool = False
+    dtype_rule: str | None = None  # the op's own rule id for this port's dtype (SONNX's C1), if any
+
+
+@dataclass(frozen=True)
+class OutputType:
+    """An inferred output: canonical dtype and shape (None dims unknown; None shape unknown rank)."""
+
+    dtype: str
+    shape: Shape | None
+
+
+ShapeRule = Callable[[Any, "Context"], Sequence[OutputType] | None]
+Kernel = Callable[[Any, Sequence[np.ndarray]], Sequence[np.ndarray]]
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    kind: str
+    descriptor: type[Descriptor]
+    source: str  # the specification, by name
+    summary: str
+    inputs: tuple[Port, ...]
+    outputs: tuple[Port, ...]
+    rules: tuple[Rule, ...]
+    infer: ShapeRule  # validates and infers; reports through the context
+    evaluate: Kernel  # runs only on a descriptor that validated
+    dtype_table: tuple[dict[str, str], ...] = ()
+    notes: tuple[str, ...] = ()  # how real implementations differ
+    examples: tuple[dict[str, Any], ...] = ()
+    all_rules: tuple[Rule, ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "all_rules", self.rules + common_rules(self.kind, self.source, self.inputs))
+        ids = [rule.id for rule in self.all_rules]
+        assert len(ids) == len(set(ids)), f"{self.kind}: duplicate rule ids"
+
+    @property
+    def aliases(self) -> tuple[str, ...]:
+        return tuple(name for name in self.descriptor.names if name != self.kind)
+
+    @property
+    def arity(self) -> tuple[int, int]:
+        low = sum(1 for p in self.inputs if not p.optional)
+        high = VARIADIC_MAX if any(p.variadic for p in self.inputs) else len(self.inputs)
+        return low, high
+
+    def port(self, index: int) -> Port:
+        return self.inputs[min(index, len(self.inputs) - 1)]
+
+
+def port_dtype_rule(kind: str, port: Port) -> str:
+    return port.dtype_rule or f"{kind}.{port.name}.dtype"
+
+
+def common_rules(kind: str, source: str, inputs: tuple[Port, ...]) -> tuple[Rule, ...]:
+    """Rules every op has, phrased once: arity, payloads, per-port dtypes, declared outputs."""
+    rules = [
+        Rule(f"{kind}.inputs.count", "The number of inputs is within what the op's ports allow.", source),
+        Rule(f"{kind}.attrs.unknown", "Only the op's own attributes are given (answered as a 422).", source),
+        Rule(f"{kind}.inputs.data", "An input's data, when given, matches its dtype and shape.", "opspec wire format"),
+        Rule(f"{kind}.outputs.count", "A declared output list has one entry per output port.", source),
+        Rule(f"{kind}.outputs.dtype", "A declared output's dtype is the inferred one.", source),
+        Rule(f"{kind}.outputs.rank", "A declared output's rank is the inferred one, even with unknown dims.", source),
+        Rule(f"{kind}.outputs.dim", "A declared output's known dims equal the inferred known dims.", source),
+    ]
+    for port in inputs:
+        if port.dtype_rule is None:
+            rules.append(
+                Rule(port_dtype_rule(kind, port), f"{port.name} is one of: {describe(port.dtypes)}.", source)
+            )
+    return tuple(rules)

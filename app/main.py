@@ -1,0 +1,29 @@
+"""create_app(): the routers, the problem-body error handlers and the body-size limit."""
+
+from fastapi import FastAPI
+
+from app.api import problems
+from app.api.limits import BodyLimit
+from app.api.main import api_router
+from app.api.routes import health
+from app.core.config import Settings, get_settings
+
+DESCRIPTION = """\
+opspec knows the specifications of tensor operations (oneDNN Graph ReduceMax, OpenVINO SegmentMax-16,
+embARC MLI Argmax, ONNX Max under SONNX) and answers three questions about an op descriptor: is it
+valid (and if not, which rule it breaks, where), what are its outputs, and what does it compute.
+"""
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or get_settings()
+    app = FastAPI(title="opspec", version="0.1.0", description=DESCRIPTION)
+    app.dependency_overrides[get_settings] = lambda: settings
+    problems.install(app)
+    app.include_router(health.router)
+    app.include_router(api_router, prefix="/v1")
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    return app
+
+
+app = create_app()

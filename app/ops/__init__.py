@@ -1,0 +1,34 @@
+"""The one explicit list of ops. Adding an op: a module here, a line below, a case file in specs/."""
+
+from __future__ import annotations
+
+import functools
+import operator
+from typing import Annotated
+
+from pydantic import Field, TypeAdapter
+
+from app.core.registry import OpSpec
+from app.ops import reduce_max
+
+REGISTRY: dict[str, OpSpec] = {
+    spec.kind: spec
+    for spec in (
+        reduce_max.OP,
+    )
+}  # fmt: skip
+
+# Every accepted name (canonical or alias) to its spec.
+BY_NAME: dict[str, OpSpec] = {name: spec for spec in REGISTRY.values() for name in spec.descriptor.names}
+
+# A tagged union on `kind`: pydantic reports only the matching op's errors, and OpenAPI shows every
+# op's attributes under one discriminator.
+OpDescriptor = Annotated[
+    functools.reduce(operator.or_, [spec.descriptor for spec in REGISTRY.values()]),
+    Field(discriminator="kind"),
+]
+DESCRIPTOR = TypeAdapter(OpDescriptor)
+
+
+def lookup(name: str) -> OpSpec | None:
+    return BY_NAME.get(name)

@@ -1,0 +1,188 @@
+"""ReduceMax from the oneDNN Graph operation spec (seed 002), with the decisions of SPEC-NOTES.
+
+The axes come from the attribute or from a second, 1-D s32 input, never both. Four cases, as TVM's
+statistical ops tabulate them: axes empty -> identity; keep_dims -> reduced dims become 1;
+otherwise reduced dims disappear; axes unknown (an input without data) -> dims unknown.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+from pydantic import Field, StrictBool, StrictInt
+
+from app.core.diagnostics import Rule
+from app.core.dtypes import FLOATS
+from app.core.engine import Context
+from app.core.kernels import reduce_max
+from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
+from app.core.shapes import format_shape, normalize_axes, reduce_shape
+
+KIND = "ReduceMax"
+SPEC = "oneDNN Graph ReduceMax"
+SRC_DTYPES = frozenset({"f32", "bf16", "f16"})
+assert SRC_DTYPES <= FLOATS
+
+
+class ReduceMaxAttrs(Attrs):
+    axes: list[StrictInt] = Field(
+        default_factory=list,
+        description="Axes of src to reduce, each in [-r, r-1]; negatives count from the end. Empty (the "
+        "default) is the identity. Give this or the axes input, not both.",
+    )
+    keep_dims: StrictBool = Field(False, description="Keep each reduced dim as 1 instead of removing it.")
+
+
+class ReduceMaxOp(Descriptor):
+    kind: Literal["ReduceMax"]
+    attrs: ReduceMaxAttrs = Field(default_factory=ReduceMaxAttrs)
+
+
+RULES = (
+    Rule(f"{KIND}.axes.exclusive", "At most one of the axes attribute and the axes input is given.",
+         f"{SPEC}, attribute axes and input axes: exactly one should be available (SPEC-NOTES: at most one)"),
+    Rule(f"{KIND}.axes.rank", "The axes input is a 1-D tensor.", f"{SPEC}, input axes"),
+    Rule(f"{KIND}.axes.range", "Every axis is in [-r, r-1], r the rank of src.", f"{SPEC}, attribute axes"),
+    Rule(f"{KIND}.axes.unique", "No axis repeats once negative axes are wrapped.", f"{SPEC}, input axes"),
+    Rule(f"{KIND}.reduce.empty", "Reducing over a zero-size dim is an empty maximum: -inf.",
+         "SPEC-NOTES, ReduceMax", "warning"),
+    Rule(f"{KIND}.onednn.two_inputs", "oneDNN 3.13 rejects every ReduceMax with the axes input.",
+         "SPEC-NOTES, ReduceMax (oneDNN 3.13)", "warning"),
+    Rule(f"{KIND}.onednn.empty_axes", "oneDNN 3.13 does not support empty axes (the identity).",
+         "SPEC-NOTES, ReduceMax (oneDNN 3.13)", "warning"),
+    Rule(f"{KIND}.onednn.zero_size", "oneDNN 3.13 fails on a src with a zero-size dim that is not reduced.",
+         "SPEC-NOTES, ReduceMax (oneDNN 3.13)", "warning"),
+)  # fmt: skip
+
+
+def _axes_source(d: ReduceMaxOp, ctx: Context) -> tuple[list[int] | None, str]:
+    """The axes to reduce and the path they came from; None when an axes input has no values yet."""
+    if len(d.inputs) < 2:
+        return list(d.attrs.axes), "attrs.axes"
+    if d.attrs.axes:
+        ctx.error(
+            f"{KIND}.axes.exclusive",
+            "attrs.axes",
+            f"axes is given both as the attribute {d.attrs.axes} and as input 1; give exactly one of them",
+        )
+    ctx.warn(
+        f"{KIND}.onednn.two_inputs",
+        "inputs[1]",
+        "oneDNN 3.13 fills in the attribute's default axes=[] and then rejects any ReduceMax that also has "
+        "the axes input; give the axes as the attribute to run on it",
+    )
+    axes_input = d.inputs[1]
+    if axes_input.rank is not None and axes_input.rank != 1:
+        ctx.error(
+            f"{KIND}.axes.rank",
+            "inputs[1].shape",
+            f"the axes input must be 1-D; it has shape {format_shape(axes_input.shape)}",
+        )
+        return None, "inputs[1].data"
+    values = ctx.values(1)
+    return (None if values is None else [int(v) for v in values.reshape(-1)]), "inputs[1].data"
+
+
+def infer(d: ReduceMaxOp, ctx: Context) -> list[OutputType] | None:
+    src = d.inputs[0]
+    dtype = src.dtype if src.dtype in SRC_DTYPES else None
+    axes, path = _axes_source(d, ctx)
+    keep = d.attrs.keep_dims
+    if src.shape is None:
+        return None if dtype is None else [OutputType(dtype, None)]
+    rank = len(src.shape)
+    if axes is None:
+        # Values unknown: with keep_dims the rank stays and only dims already 1 are certain.
+        count = d.inputs[1].shape[0] if d.inputs[1].shape and len(d.inputs[1].shape) == 1 else None
+        if keep:
+            shape = tuple(1 if dim == 1 else None for dim in src.shape)
+        elif isinstance(count, int) and count <= rank:
+            shape = (None,) * (rank - count)
+        else:
+            shape = None
+        return None if dtype is None else [OutputType(dtype, shape)]
+    normalized = normalize_axes(axes, rank, operand="src")
+    for problem in normalized.problems:
+        rule = f"{KIND}.axes.range" if problem.kind == "range" else f"{KIND}.axes.unique"
+        ctx.error(rule, f"{path}[{problem.position}]", problem.message)
+    if normalized.problems:
+        return None
+    reduced = normalized.axes
+    if not reduced:
+        ctx.warn(
+            f"{KIND}.onednn.empty_axes",
+            path,
+            "empty axes make ReduceMax the identity (dst = src), as the spec says; oneDNN 3.13 reports "
+            "such a partition as unsupported",
+        )
+    for axis in reduced:
+        if src.shape[axis] == 0:
+            ctx.warn(
+                f"{KIND}.reduce.empty",
+                f"inputs[0].shape[{axis}]",
+                f"axis {axis} of src has size 0, so its maximum is over no values; evaluation gives -inf",
+            )
+    kept_zero = [axis for axis, dim in enumerate(src.shape) if dim == 0 and axis not in reduced]
+    if kept_zero and reduced:
+        ctx.warn(
+            f"{KIND}.onednn.zero_size",
+            f"inputs[0].shape[{kept_zero[0]}]",
+            f"src {format_shape(src.shape)} has a zero-size dim {kept_zero[0]} that is not reduced; the "
+            "answer is an empty tensor, but oneDNN 3.13 crashes on it",
+        )
+    if dtype is None:
+        return None
+    return [OutputType(dtype, reduce_shape(src.shape, reduced, keep))]
+
+
+def evaluate(d: ReduceMaxOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    src = arrays[0]
+    axes = d.attrs.axes if len(arrays) < 2 else arrays[1].reshape(-1).tolist()
+    reduced = normalize_axes(axes, src.ndim).axes
+    if not reduced:
+        return [src.copy()]
+    return [reduce_max(src, reduced, d.attrs.keep_dims)]
+
+
+OP = OpSpec(
+    kind=KIND,
+    descriptor=ReduceMaxOp,
+    source=SPEC,
+    summary="Maximum of src over the given axes, keeping reduced dims as 1 or removing them.",
+    inputs=(
+        Port("src", SRC_DTYPES, "The tensor to reduce."),
+        Port("axes", frozenset({"s32"}), "1-D, unique axes to reduce; instead of the attribute.", optional=True),
+    ),
+    outputs=(Port("dst", SRC_DTYPES, "src's dtype; reduced dims 1 (keep_dims) or removed."),),
+    rules=RULES,
+    infer=infer,
+    evaluate=evaluate,
+    dtype_table=(
+        {"src": "f32", "axes": "s32", "dst": "f32"},
+        {"src": "bf16", "axes": "s32", "dst": "bf16"},
+        {"src": "f16", "axes": "s32", "dst": "f16"},
+    ),
+    notes=(
+        "oneDNN 3.13 fills the default axes=[] before checking that exactly one axes source is given, so "
+        "it rejects every two-input ReduceMax; opspec accepts the input when the attribute is absent or empty.",
+        "oneDNN 3.13 does not support empty axes (the partition is unsupported); the spec says identity.",
+        "oneDNN 3.13 crashes on a zero-size dim that is not reduced ([2,0,4], axes [2] -> [2,0]).",
+        "oneDNN 3.13 skips the dst shape check when any declared dim is -1; opspec still checks the rank.",
+        "oneDNN reports out-of-range and repeated axes only at compile time ('run pass lower_down failed'); "
+        "opspec reports them at validation, naming the axis and the range.",
+    ),
+    examples=(
+        {
+            "kind": "ReduceMax",
+            "attrs": {"axes": [1], "keep_dims": True},
+            "inputs": [{"dtype": "f32", "shape": [2, "N", 4]}],
+            "outputs": [{"dtype": "f32", "shape": [2, 1, 4]}],
+        },
+        {
+            "kind": "ReduceMax",
+            "attrs": {"axes": [0, -1]},
+            "inputs": [{"dtype": "f32", "shape": [2, 3], "data": [[1, "nan", 3], [-0.0, 5, "-inf"]]}],
+        },
+    ),
+)

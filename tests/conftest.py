@@ -1,0 +1,36 @@
+"""The app fixture, and an exact comparator for payloads (-0.0 is not 0.0; NaN equals NaN)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.core.config import Settings
+from app.main import create_app
+
+
+@pytest.fixture(scope="session")
+def settings() -> Settings:
+    return Settings()
+
+
+@pytest.fixture(scope="session")
+def client(settings: Settings) -> TestClient:
+    with TestClient(create_app(settings), raise_server_exceptions=False) as test_client:
+        yield test_client
+
+
+def same_values(got: Any, want: Any) -> bool:
+    """Wire payloads equal bit for bit: lists by element, floats by value and sign, NaN strings by name."""
+    if isinstance(want, list):
+        return isinstance(got, list) and len(got) == len(want) and all(map(same_values, got, want))
+    if isinstance(want, str) or isinstance(got, str):
+        return got == want
+    if isinstance(want, bool) or isinstance(got, bool):
+        return type(got) is type(want) and got == want
+    if isinstance(want, float) or isinstance(got, float):
+        return float(got) == float(want) and math.copysign(1, got) == math.copysign(1, want)
+    return got == want
