@@ -58,6 +58,9 @@ class BodyLimit:
                 "errors": [{"path": "body", "message": detail, "limit": "max_body_bytes"}],
             }
         ).encode()
-        headers = [(b"content-type", b"application/problem+json"), (b"content-length", str(len(body)).encode())]
+        headers = [
+            (b"content-type", b"application/problem+json"),
+            (b"content-length", str(len(body)).encode()),
+        ]
         await send({"type": "http.response.start", "status": 413, "headers": headers})
         await send({"type": "http.response.body", "body": body})

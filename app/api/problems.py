@@ -11,7 +11,7 @@ from starlette.exceptions import HTTPException
 
 from app.core.engine import Invalid, NotEvaluable
 from app.core.payload import LimitExceeded
-from app.ops import BY_NAME
+from app.parsing import describe_errors
 
 MEDIA_TYPE = "application/problem+json"
 TITLES = {
@@ -24,64 +24,13 @@ TITLES = {
 }
 
 
-def problem(status: int, detail: str, errors: list[dict[str, Any]] | None = None, **extra: Any) -> JSONResponse:
+def problem(
+    status: int, detail: str, errors: list[dict[str, Any]] | None = None, **extra: Any
+) -> JSONResponse:
     body = {"type": "about:blank", "title": TITLES.get(status, "Error"), "status": status, "detail": detail}
     body["errors"] = errors or []
     body.update(extra)
     return JSONResponse(body, status_code=status, media_type=MEDIA_TYPE)
-
-
-def _path(loc: tuple[Any, ...]) -> tuple[str, str | None]:
-    """A pydantic location as a request path, and the op kind the union picked on the way, if any."""
-    parts: list[str] = []
-    kind = None
-    for index, item in enumerate(loc):
-        if index == 0 and item == "body":
-            continue
-        if isinstance(item, int):
-            parts.append(f"[{item}]")
-        elif item in BY_NAME and kind is None and (not parts or parts[-1].startswith("[") or parts == ["ops"]):
-            kind = BY_NAME[item].kind  # the tagged union's branch: not part of the request's path
-        else:
-            parts.append(("." if parts else "") + str(item))
-    return "".join(parts) or "body", kind
-
-
-def _field_errors(errors: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    out = []
-    for error in errors:
-        path, kind = _path(tuple(error.get("loc", ())))
-        kind_tag = error.get("ctx", {}) or {}
-        entry: dict[str, Any] = {"path": path, "type": error["type"], "message": error["msg"]}
-        if error["type"] == "json_invalid":
-            entry["path"] = "body"
-            entry["message"] = f"body is not valid JSON: {kind_tag.get('error', error['msg'])}"
-        elif error["type"] == "union_tag_invalid":
-            given = kind_tag.get("tag")
-            entry["path"] = f"{path}.kind" if path != "body" else "kind"
-            entry["message"] = f"unknown kind {given!r}; known kinds: {', '.join(BY_NAME)}"
-        elif error["type"] == "union_tag_not_found":
-            entry["path"] = f"{path}.kind" if path != "body" else "kind"
-            entry["message"] = f"kind is missing; known kinds: {', '.join(BY_NAME)}"
-        elif error["type"] == "extra_forbidden" and kind is not None and ".attrs." in f".{path}":
-            name = path.rsplit(".", 1)[-1]
-            attrs = BY_NAME[kind].descriptor.model_fields["attrs"].annotation.model_fields  # type: ignore[union-attr]
-            entry["rule"] = f"{kind}.attrs.unknown"
-            entry["message"] = f"unknown attribute {name!r} for {kind}; its attributes are: {', '.join(attrs) or 'none'}"
-        elif error["type"] == "extra_forbidden":
-            entry["message"] = f"unknown field {path.rsplit('.', 1)[-1]!r}"
-        elif error["type"] == "missing":
-            entry["message"] = f"{path} is required"
-        elif error["type"] == "model_attributes_type" and path == "body":
-            entry["message"] = "the body must be a JSON object (sent with Content-Type: application/json)"
-        else:
-            message = error["msg"].removeprefix("Value error, ")
-            given = error.get("input")
-            if not isinstance(given, dict | list) and len(repr(given)) < 80 and error["type"] != "value_error":
-                message += f" (given: {given!r})"
-            entry["message"] = message
-        out.append(entry)
-    return out
 
 
 def _summary(errors: list[dict[str, Any]]) -> str:
@@ -93,7 +42,7 @@ def _summary(errors: list[dict[str, Any]]) -> str:
 def install(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = _field_errors(list(exc.errors()))
+        errors = describe_errors(exc.errors())
         return problem(422, _summary(errors), errors)
 
     @app.exception_handler(Invalid)
@@ -124,5 +73,7 @@ def install(app: FastAPI) -> None:
         return problem(exc.status_code, str(exc.detail))
 
     @app.exception_handler(Exception)
-    async def _bug(request: Request, exc: Exception) -> JSONResponse:  # pragma: no cover - a bug's last resort
+    async def _bug(
+        request: Request, exc: Exception
+    ) -> JSONResponse:  # pragma: no cover - a bug's last resort
         return problem(500, f"internal error ({type(exc).__name__}); please report it with the request")

@@ -14,7 +14,9 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(32 << 20, ge=1, description="Largest request body; larger gets 413.")
     max_elements: int = Field(1 << 24, ge=1, description="Most elements in one tensor's payload or output.")
     max_total_bytes: int = Field(
-        256 << 20, ge=1, description="Most bytes one evaluation may hold in decoded inputs and outputs together."
+        256 << 20,
+        ge=1,
+        description="Most bytes one evaluation may hold in decoded inputs and outputs together.",
     )
     max_rank: int = Field(16, ge=1, description="Highest rank a tensor may declare.")
     max_batch: int = Field(1024, ge=1, description="Most descriptors in one batch request.")

@@ -85,13 +85,21 @@ def _check_declared(spec: OpSpec, ctx: Context, inferred: Sequence[OutputType]) 
         return
     kind = spec.kind
     if len(declared) != len(inferred):
-        ctx.error(f"{kind}.outputs.count", "outputs", f"{kind} has {len(inferred)} output(s); {len(declared)} declared")
+        ctx.error(
+            f"{kind}.outputs.count",
+            "outputs",
+            f"{kind} has {len(inferred)} output(s); {len(declared)} declared",
+        )
         return
     for index, (want, got) in enumerate(zip(inferred, declared, strict=True)):
         port = spec.outputs[min(index, len(spec.outputs) - 1)].name
         path = f"outputs[{index}]"
         if got.dtype != want.dtype:
-            ctx.error(f"{kind}.outputs.dtype", f"{path}.dtype", f"{port} is {want.dtype}, but {got.dtype} is declared")
+            ctx.error(
+                f"{kind}.outputs.dtype",
+                f"{path}.dtype",
+                f"{port} is {want.dtype}, but {got.dtype} is declared",
+            )
         if want.shape is None or got.shape is None:
             continue
         if len(got.shape) != len(want.shape):
@@ -156,13 +164,16 @@ def evaluate(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> Evalua
     inputs = descriptor.inputs
     for index, tensor in enumerate(inputs):
         if tensor.data is None:
-            raise NotEvaluable(f"inputs[{index}].data", f"evaluation needs data on every input; inputs[{index}] has none")
+            raise NotEvaluable(
+                f"inputs[{index}].data", f"evaluation needs data on every input; inputs[{index}] has none"
+            )
     outputs = verdict.outputs or []
     total = sum(numel(t.shape) * DTYPES[t.dtype].itemsize for t in inputs)  # type: ignore[arg-type]
     for index, out in enumerate(outputs):
         if not is_static(out.shape):
             raise NotEvaluable(
-                f"outputs[{index}]", f"output {index} has shape {format_shape(out.shape)}; its size is not known"
+                f"outputs[{index}]",
+                f"output {index} has shape {format_shape(out.shape)}; its size is not known",
             )
         count = numel(out.shape)  # type: ignore[arg-type]
         if count > settings.max_elements:
@@ -186,5 +197,11 @@ def evaluate(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> Evalua
     wire = []
     for out, array in zip(outputs, results, strict=True):
         assert array.shape == tuple(out.shape), f"{spec.kind} kernel gave {array.shape}, inferred {out.shape}"  # type: ignore[arg-type]
-        wire.append({"dtype": out.dtype, "shape": list(array.shape), "data": encode(array, out.dtype, as_base64=as_base64)})
+        wire.append(
+            {
+                "dtype": out.dtype,
+                "shape": list(array.shape),
+                "data": encode(array, out.dtype, as_base64=as_base64),
+            }
+        )
     return Evaluation(spec.kind, wire, verdict.diagnostics)

@@ -64,7 +64,9 @@ def layout(tensor: Tensor, path: str) -> Layout:
     strides = tuple(tensor.strides)
     for axis, stride in enumerate(strides):
         if stride < 0:
-            raise PayloadError(f"{path}.strides[{axis}]", f"stride {stride} is negative; strides must be >= 0")
+            raise PayloadError(
+                f"{path}.strides[{axis}]", f"stride {stride} is negative; strides must be >= 0"
+            )
     extent = 0 if numel(static) == 0 else 1 + sum((d - 1) * s for d, s in zip(static, strides, strict=True))
     return Layout(static, strides, extent)
 
@@ -97,7 +99,11 @@ def is_base64(data: Any) -> bool:
 
 
 def _from_base64(data: dict, dt: DType, path: str, lay: Layout, settings: Settings) -> np.ndarray:
-    if set(data) != {"encoding", "bytes"} or data["encoding"] != "base64" or not isinstance(data["bytes"], str):
+    if (
+        set(data) != {"encoding", "bytes"}
+        or data["encoding"] != "base64"
+        or not isinstance(data["bytes"], str)
+    ):
         raise PayloadError(path, 'encoded data must be {"encoding": "base64", "bytes": "<base64 string>"}')
     text = data["bytes"]
     approx = len(text) * 3 // 4
@@ -110,14 +116,18 @@ def _from_base64(data: dict, dt: DType, path: str, lay: Layout, settings: Settin
         raise PayloadError(path, f"bytes is not valid base64: {exc}") from None
     count, rest = divmod(len(raw), dt.itemsize)
     if rest:
-        raise PayloadError(path, f"{len(raw)} bytes is not a whole number of {dt.name} elements ({dt.itemsize} bytes each)")
+        raise PayloadError(
+            path, f"{len(raw)} bytes is not a whole number of {dt.name} elements ({dt.itemsize} bytes each)"
+        )
     _check_count(path, count, lay, dt)
     return np.frombuffer(raw, dtype=dt.numpy.newbyteorder("<")).astype(dt.numpy)
 
 
 def _check_count(path: str, count: int, lay: Layout, dt: DType) -> None:
     if lay.strides is None and count != lay.buffer:
-        raise PayloadError(path, f"data holds {count:,} values, but shape {list(lay.shape)} needs {lay.buffer:,}")
+        raise PayloadError(
+            path, f"data holds {count:,} values, but shape {list(lay.shape)} needs {lay.buffer:,}"
+        )
     if lay.strides is not None and count < lay.buffer:
         raise PayloadError(
             path,
@@ -138,10 +148,14 @@ def _from_values(data: Any, dt: DType, path: str, lay: Layout) -> np.ndarray:
     try:
         values = np.array(data, dtype=object)
     except ValueError:
-        raise PayloadError(path, "data is ragged: nested lists must have equal lengths at each level") from None
+        raise PayloadError(
+            path, "data is ragged: nested lists must have equal lengths at each level"
+        ) from None
     if expected is not None and values.shape != expected:
         given = format_shape(values.shape)
-        raise PayloadError(path, f"data has shape {given}, but the tensor's shape is {format_shape(expected)}")
+        raise PayloadError(
+            path, f"data has shape {given}, but the tensor's shape is {format_shape(expected)}"
+        )
     flat = values.reshape(-1)
     _check_count(path, flat.size, lay, dt)
     if dt.is_float:
@@ -174,7 +188,8 @@ def _floats(flat: np.ndarray, dt: DType, path: str) -> np.ndarray:
             if type(value) is str:
                 if value not in NONFINITE:
                     raise PayloadError(
-                        f"{path}[{position}]", f'string {value!r} is not a value; the only strings are "nan", "inf", "-inf"'
+                        f"{path}[{position}]",
+                        f'string {value!r} is not a value; the only strings are "nan", "inf", "-inf"',
                     )
                 flat[position] = NONFINITE[value]
     try:
@@ -223,7 +238,8 @@ def _integers(flat: np.ndarray, dt: DType, path: str, shape) -> np.ndarray:
             bad = smallest if smallest < low else largest
             position = next(i for i, v in enumerate(flat) if v == bad)
             raise PayloadError(
-                f"{path}{_where(position, shape)}", f"value {bad} is outside the range of {dt.name} [{low}, {high}]"
+                f"{path}{_where(position, shape)}",
+                f"value {bad} is outside the range of {dt.name} [{low}, {high}]",
             )
     return flat.astype(dt.numpy)
 
@@ -249,4 +265,3 @@ def encode(array: np.ndarray, dtype: str, *, as_base64: bool) -> Any:
     values[np.isposinf(doubles)] = "inf"
     values[np.isneginf(doubles)] = "-inf"
     return values.tolist()
-

@@ -115,10 +115,18 @@ def common_rules(kind: str, source: str, inputs: tuple[Port, ...]) -> tuple[Rule
     rules = [
         Rule(f"{kind}.inputs.count", "The number of inputs is within what the op's ports allow.", source),
         Rule(f"{kind}.attrs.unknown", "Only the op's own attributes are given (answered as a 422).", source),
-        Rule(f"{kind}.inputs.data", "An input's data, when given, matches its dtype and shape.", "opspec wire format"),
+        Rule(
+            f"{kind}.inputs.data",
+            "An input's data, when given, matches its dtype and shape.",
+            "opspec wire format",
+        ),
         Rule(f"{kind}.outputs.count", "A declared output list has one entry per output port.", source),
         Rule(f"{kind}.outputs.dtype", "A declared output's dtype is the inferred one.", source),
-        Rule(f"{kind}.outputs.rank", "A declared output's rank is the inferred one, even with unknown dims.", source),
+        Rule(
+            f"{kind}.outputs.rank",
+            "A declared output's rank is the inferred one, even with unknown dims.",
+            source,
+        ),
         Rule(f"{kind}.outputs.dim", "A declared output's known dims equal the inferred known dims.", source),
     ]
     for port in inputs:

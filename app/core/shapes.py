@@ -93,13 +93,17 @@ def normalize_axes(axes: Sequence[int], rank: int, *, operand: str = "src") -> N
         if not -rank <= axis < rank:
             allowed = f"[{-rank}, {rank - 1}]" if rank else "empty: it has no axes"
             problems.append(
-                AxisProblem(position, "range", f"axis {axis} is out of range {allowed} for {operand} of rank {rank}")
+                AxisProblem(
+                    position, "range", f"axis {axis} is out of range {allowed} for {operand} of rank {rank}"
+                )
             )
             continue
         wrapped = axis + rank if axis < 0 else axis
         if wrapped in seen:
             first = axes[seen[wrapped]]
-            same = f"axis {axis}" if axis == first else f"axis {axis} (= {wrapped} for {operand} of rank {rank})"
+            same = (
+                f"axis {axis}" if axis == first else f"axis {axis} (= {wrapped} for {operand} of rank {rank})"
+            )
             problems.append(
                 AxisProblem(
                     position,

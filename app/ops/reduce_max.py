@@ -152,7 +152,9 @@ OP = OpSpec(
     summary="Maximum of src over the given axes, keeping reduced dims as 1 or removing them.",
     inputs=(
         Port("src", SRC_DTYPES, "The tensor to reduce."),
-        Port("axes", frozenset({"s32"}), "1-D, unique axes to reduce; instead of the attribute.", optional=True),
+        Port(
+            "axes", frozenset({"s32"}), "1-D, unique axes to reduce; instead of the attribute.", optional=True
+        ),
     ),
     outputs=(Port("dst", SRC_DTYPES, "src's dtype; reduced dims 1 (keep_dims) or removed."),),
     rules=RULES,

@@ -11,11 +11,15 @@ from app.core.payload import LimitExceeded
 from app.core.registry import Descriptor
 from app.core.shapes import wire_shape
 from app.core.tensors import TensorType
-from app.ops import BY_NAME, OpDescriptor, REGISTRY
+from app.ops import BY_NAME, REGISTRY, OpDescriptor
 
 router = APIRouter(tags=["check"])
 
-_EXAMPLES = {spec.kind: {"summary": spec.summary, "value": spec.examples[0]} for spec in REGISTRY.values() if spec.examples}
+_EXAMPLES = {
+    spec.kind: {"summary": spec.summary, "value": spec.examples[0]}
+    for spec in REGISTRY.values()
+    if spec.examples
+}
 DescriptorBody = Annotated[OpDescriptor, Body(openapi_examples=_EXAMPLES)]  # type: ignore[arg-type]
 _PROBLEMS = {
     413: {"model": Problem, "description": "Body or evaluation over a size limit; the limit is named."},
@@ -52,7 +56,10 @@ def validate_batch(request: BatchRequest, settings: SettingsDep) -> BatchRespons
 @router.post(
     "/evaluate",
     response_model=EvaluateResponse,
-    responses={**_PROBLEMS, 422: {"model": Problem, "description": "Not a descriptor, not valid, or no data."}},
+    responses={
+        **_PROBLEMS,
+        422: {"model": Problem, "description": "Not a descriptor, not valid, or no data."},
+    },
     summary="Evaluate the reference kernel on the inputs' data",
 )
 def evaluate(descriptor: DescriptorBody, settings: SettingsDep) -> EvaluateResponse:

@@ -27,7 +27,9 @@ async def list_ops() -> list[dict]:
     return [_summary(spec) for spec in REGISTRY.values()]
 
 
-@router.get("/{kind}", response_model=OpDetail, summary="One op: attributes, ports, dtypes, rules, examples, notes")
+@router.get(
+    "/{kind}", response_model=OpDetail, summary="One op: attributes, ports, dtypes, rules, examples, notes"
+)
 async def get_op(kind: str) -> OpDetail:
     spec = BY_NAME.get(kind)
     if spec is None:
@@ -39,7 +41,9 @@ async def get_op(kind: str) -> OpDetail:
         inputs=[_port(p) for p in spec.inputs],
         outputs=[_port(p) for p in spec.outputs],
         dtypes=list(spec.dtype_table),
-        rules=[RuleInfo(id=r.id, statement=r.statement, spec=r.spec, severity=r.severity) for r in spec.all_rules],
+        rules=[
+            RuleInfo(id=r.id, statement=r.statement, spec=r.spec, severity=r.severity) for r in spec.all_rules
+        ],
         examples=list(spec.examples),
         notes=list(spec.notes),
     )
