@@ -70,6 +70,9 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def _http(request: Request, exc: HTTPException) -> JSONResponse:
+        if exc.status_code == 400:  # FastAPI's "error parsing the body": nesting too deep for the parser
+            message = f"the body could not be parsed as JSON ({exc.detail}); is it nested too deeply?"
+            return problem(422, message, [{"path": "body", "message": message}])
         return problem(exc.status_code, str(exc.detail))
 
     @app.exception_handler(Exception)

@@ -151,7 +151,10 @@ def _from_values(data: Any, dt: DType, path: str, lay: Layout) -> np.ndarray:
         raise PayloadError(
             path, "data is ragged: nested lists must have equal lengths at each level"
         ) from None
-    if expected is not None and values.shape != expected:
+    # Nested lists cannot spell dims after a 0 ([2, 0, 4] is [[], []]): any empty nesting fits an empty shape.
+    if expected is not None and values.shape != expected and not (values.size == 0 == numel(expected)):
+        if any(isinstance(v, list) for v in values.reshape(-1)):
+            raise PayloadError(path, "data is ragged: nested lists must have equal lengths at each level")
         given = format_shape(values.shape)
         raise PayloadError(
             path, f"data has shape {given}, but the tensor's shape is {format_shape(expected)}"
@@ -250,7 +253,7 @@ def _integers(flat: np.ndarray, dt: DType, path: str, shape) -> np.ndarray:
 def encode(array: np.ndarray, dtype: str, *, as_base64: bool) -> Any:
     """An array to wire data: base64 of little-endian values, or nested lists with exact values."""
     dt = DTYPES[dtype]
-    array = np.ascontiguousarray(array, dtype=dt.numpy)
+    array = np.asarray(array, dtype=dt.numpy)  # not ascontiguousarray: it turns rank 0 into rank 1
     if as_base64:
         raw = array.astype(dt.numpy.newbyteorder("<"), copy=False).tobytes()
         return {"encoding": "base64", "bytes": base64.b64encode(raw).decode("ascii")}

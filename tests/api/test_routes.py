@@ -1,0 +1,244 @@
+"""The HTTP faces: status codes, problem bodies, limits, and exact values through JSON."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from fastapi.testclient import TestClient
+
+from app.core.config import Settings
+from app.main import create_app
+
+PROBLEM = "application/problem+json"
+GOOD = {
+    "kind": "ReduceMax",
+    "attrs": {"axes": [1], "keep_dims": True},
+    "inputs": [{"dtype": "f32", "shape": [2, "N", 4]}],
+}
+
+
+def test_health(client) -> None:
+    assert client.get("/healthz").json() == {"status": "ok"}
+
+
+def test_list_ops(client) -> None:
+    ops = {op["kind"]: op for op in client.get("/v1/ops").json()}
+    assert ops["ReduceMax"]["source"] == "oneDNN Graph ReduceMax"
+    assert set(ops["ReduceMax"]) == {"kind", "aliases", "source", "summary"}
+
+
+def test_op_detail(client) -> None:
+    detail = client.get("/v1/ops/ReduceMax").json()
+    assert detail["attributes"]["additionalProperties"] is False
+    assert set(detail["attributes"]["properties"]) == {"axes", "keep_dims"}
+    assert [p["name"] for p in detail["inputs"]] == ["src", "axes"]
+    assert detail["dtypes"][0] == {"src": "f32", "axes": "s32", "dst": "f32"}
+    rules = {r["id"]: r for r in detail["rules"]}
+    assert rules["ReduceMax.axes.range"]["spec"].startswith("oneDNN Graph ReduceMax")
+    assert rules["ReduceMax.onednn.two_inputs"]["severity"] == "warning"
+    assert detail["examples"] and detail["notes"]
+
+
+def test_unknown_op_detail_is_a_404_problem(client) -> None:
+    response = client.get("/v1/ops/ReduceMin")
+    assert response.status_code == 404
+    assert response.headers["content-type"] == PROBLEM
+    assert "ReduceMax" in response.json()["detail"]
+
+
+def test_validate_answers_200_with_outputs(client) -> None:
+    response = client.post("/v1/validate", json=GOOD)
+    assert response.status_code == 200
+    assert response.json() == {
+        "valid": True,
+        "kind": "ReduceMax",
+        "outputs": [{"dtype": "f32", "shape": [2, 1, 4]}],
+        "diagnostics": [],
+    }
+
+
+def test_batch_keeps_order(client) -> None:
+    bad = {**GOOD, "attrs": {"axes": [7]}}
+    response = client.post("/v1/validate/batch", json={"ops": [GOOD, bad, GOOD]})
+    assert [r["valid"] for r in response.json()["results"]] == [True, False, True]
+
+
+def test_batch_over_the_limit_is_413() -> None:
+    with TestClient(create_app(Settings(max_batch=2))) as small:
+        response = small.post("/v1/validate/batch", json={"ops": [GOOD] * 3})
+    assert response.status_code == 413
+    assert response.json()["errors"][0]["limit"] == "max_batch"
+
+
+@pytest.mark.parametrize(
+    ("body", "path", "words"),
+    [
+        (b'{"kind": "ReduceMax",', "body", "not valid JSON"),
+        (b"[1, 2]", "body", ""),
+        (b'{"kind": "ReduceMin", "inputs": []}', "kind", "unknown kind 'ReduceMin'"),
+        (b'{"inputs": []}', "kind", "kind is missing"),
+        (b'{"kind": "ReduceMax", "attrs": {"axes": "1"}, "inputs": []}', "attrs.axes", ""),
+        (b'{"kind": "ReduceMax", "attrs": {"keep_dims": "yes"}, "inputs": []}', "attrs.keep_dims", ""),
+        (b'{"kind": "ReduceMax", "inputs": [{"dtype": "f32"}]}', "inputs[0].shape", "required"),
+        (
+            b'{"kind": "ReduceMax", "inputs": [{"dtype": "f32", "shape": [-2]}]}',
+            "inputs[0].shape",
+            "negative",
+        ),
+        (
+            b'{"kind": "ReduceMax", "inputs": [{"dtype": "f32", "shape": [2], "colour": 1}]}',
+            "inputs[0].colour",
+            "unknown field",
+        ),
+        (
+            b'{"kind": "ReduceMax", "inputs": [{"dtype": "x9", "shape": [2]}]}',
+            "inputs[0].dtype",
+            "unknown dtype 'x9'",
+        ),
+        (
+            b'{"kind": "ReduceMax", "inputs": [{"dtype": "f32", "shape": [2], "strides": [1, 1]}]}',
+            "inputs[0]",
+            "strides",
+        ),
+    ],
+)
+def test_malformed_requests_are_422_problems(client, body, path, words) -> None:
+    response = client.post("/v1/validate", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422, response.text
+    assert response.headers["content-type"] == PROBLEM
+    problem = response.json()
+    assert problem["status"] == 422 and problem["title"] and problem["detail"]
+    assert path in [e["path"] for e in problem["errors"]], problem
+    assert any(words in e["message"] for e in problem["errors"]), problem
+
+
+def test_unknown_attribute_names_its_rule(client) -> None:
+    response = client.post("/v1/validate", json={**GOOD, "attrs": {"keepdims": True}})
+    error = response.json()["errors"][0]
+    assert error == {
+        "path": "attrs.keepdims",
+        "type": "extra_forbidden",
+        "rule": "ReduceMax.attrs.unknown",
+        "message": "unknown attribute 'keepdims' for ReduceMax; its attributes are: axes, keep_dims",
+    }
+
+
+def test_batch_paths_point_into_the_list(client) -> None:
+    response = client.post("/v1/validate/batch", json={"ops": [GOOD, {**GOOD, "attrs": {"axis": 1}}]})
+    assert response.json()["errors"][0]["path"] == "ops[1].attrs.axis"
+
+
+def test_body_over_the_limit_is_413_by_length_and_by_stream() -> None:
+    with TestClient(create_app(Settings(max_body_bytes=1000))) as small:
+        response = small.post(
+            "/v1/validate", content=b" " * 2000, headers={"content-type": "application/json"}
+        )
+        assert response.status_code == 413
+        assert response.headers["content-type"] == PROBLEM
+        assert "max_body_bytes" in response.json()["detail"]
+
+        def chunks():
+            for _ in range(20):
+                yield b" " * 100
+
+        streamed = small.post("/v1/validate", content=chunks(), headers={"content-type": "application/json"})
+        assert streamed.status_code == 413
+
+
+def test_deep_nesting_is_not_a_500(client) -> None:
+    body = (
+        b'{"kind": "ReduceMax", "inputs": [{"dtype": "f32", "shape": [1], "data": '
+        + b"[" * 100_000
+        + b"]" * 100_000
+        + b"}]}"
+    )
+    response = client.post("/v1/validate", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422
+    assert response.headers["content-type"] == PROBLEM
+
+
+def test_evaluate_round_trips_nan_signed_zero_and_infinities(client) -> None:
+    body = {
+        "kind": "ReduceMax",
+        "attrs": {"axes": [0]},
+        "inputs": [
+            {"dtype": "f32", "shape": [2, 4], "data": [["nan", -0.0, "-inf", 1e-45], [1, -0.0, "-inf", 0]]}
+        ],
+    }
+    response = client.post("/v1/evaluate", json=body)
+    assert response.status_code == 200, response.text
+    text = response.text
+    assert json.loads(text)["outputs"] == [
+        {"dtype": "f32", "shape": [4], "data": ["nan", -0.0, "-inf", float(np.float32(1e-45))]}
+    ]
+    assert "-0.0" in text
+
+
+def test_evaluate_keeps_base64(client) -> None:
+    import base64
+
+    import numpy as np
+
+    values = np.array([[1.5, -2.0], [3.25, -0.0]], dtype=np.float32)
+    body = {
+        "kind": "ReduceMax",
+        "attrs": {"axes": [1]},
+        "inputs": [
+            {
+                "dtype": "f32",
+                "shape": [2, 2],
+                "data": {"encoding": "base64", "bytes": base64.b64encode(values.tobytes()).decode()},
+            }
+        ],
+    }
+    out = client.post("/v1/evaluate", json=body).json()["outputs"][0]
+    assert out["data"]["encoding"] == "base64"
+    assert np.frombuffer(base64.b64decode(out["data"]["bytes"]), "<f4").tolist() == [1.5, 3.25]
+
+
+def test_evaluate_invalid_is_422_with_diagnostics(client) -> None:
+    body = {**GOOD, "attrs": {"axes": [9]}, "inputs": [{"dtype": "f32", "shape": [2], "data": [1, 2]}]}
+    response = client.post("/v1/evaluate", json=body)
+    assert response.status_code == 422
+    problem = response.json()
+    assert problem["diagnostics"][0]["rule"] == "ReduceMax.axes.range"
+    assert problem["errors"][0]["path"] == "attrs.axes[0]"
+
+
+def test_evaluate_needs_data(client) -> None:
+    response = client.post("/v1/evaluate", json=GOOD)
+    assert response.status_code == 422
+    assert response.json()["errors"][0]["path"] == "inputs[0].data"
+
+
+def test_evaluate_checks_sizes_before_allocating() -> None:
+    with TestClient(create_app(Settings(max_elements=100))) as small:
+        body = {
+            "kind": "ReduceMax",
+            "attrs": {"axes": [0]},
+            "inputs": [{"dtype": "f32", "shape": [1000, 1000], "data": {"encoding": "base64", "bytes": ""}}],
+        }
+        response = small.post("/v1/evaluate", json=body)
+    assert response.status_code == 413
+    assert response.json()["errors"][0]["limit"] == "max_elements"
+
+
+def test_total_bytes_limit() -> None:
+    with TestClient(create_app(Settings(max_total_bytes=64))) as small:
+        body = {
+            "kind": "ReduceMax",
+            "attrs": {"axes": []},
+            "inputs": [{"dtype": "f32", "shape": [20], "data": [0] * 20}],
+        }
+        response = small.post("/v1/evaluate", json=body)
+    assert response.status_code == 413
+    assert "max_total_bytes" in response.json()["detail"]
+
+
+def test_openapi_shows_the_descriptor_union(client) -> None:
+    schema = client.get("/openapi.json").json()
+    body = schema["paths"]["/v1/validate"]["post"]["requestBody"]["content"]["application/json"]
+    assert body["examples"]
+    assert "ReduceMaxAttrs" in schema["components"]["schemas"]

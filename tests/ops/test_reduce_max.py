@@ -1,0 +1,181 @@
+"""ReduceMax: evaluation against a plain-loop oracle, hypothesis properties, and rule checks."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import ml_dtypes
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.core.config import Settings
+from app.core.engine import evaluate
+from app.core.payload import decode
+from app.core.tensors import Tensor
+from app.ops import REGISTRY, reduce_max
+from tests.conftest import same_values
+
+SPEC = REGISTRY["ReduceMax"]
+NUMPY = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16}
+
+
+def larger(a: float, b: float) -> float:
+    """The oracle's maximum of two: NaN absorbs, +0 beats -0."""
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    if a == b == 0:
+        return a if math.copysign(1, a) > 0 else b
+    return a if a > b else b
+
+
+def oracle(values: np.ndarray, axes: list[int], keep_dims: bool) -> np.ndarray:
+    rank = values.ndim
+    reduced = sorted({a % rank for a in axes}) if axes else []
+    if not reduced:
+        return values.copy()
+    out_full = [1 if a in reduced else n for a, n in enumerate(values.shape)]
+    out = np.empty(out_full, dtype=np.float64)
+    for index in itertools.product(*(range(n) for n in out_full)):
+        best = -math.inf
+        ranges = [range(values.shape[a]) if a in reduced else [index[a]] for a in range(rank)]
+        for source in itertools.product(*ranges):
+            best = larger(best, float(values[source]))
+        out[index] = best
+    if not keep_dims:
+        out = out.reshape([n for a, n in enumerate(out_full) if a not in reduced])
+    return out.astype(values.dtype)
+
+
+element = st.one_of(
+    st.floats(allow_nan=False, width=16),
+    st.sampled_from([0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -1.0]),
+)
+
+
+@st.composite
+def reductions(draw):
+    dtype = draw(st.sampled_from(sorted(NUMPY)))
+    shape = draw(st.lists(st.integers(0, 3), min_size=1, max_size=4))
+    rank = len(shape)
+    axes = draw(st.lists(st.integers(-rank, rank - 1), unique_by=lambda a: a % rank, max_size=rank))
+    keep = draw(st.booleans())
+    count = math.prod(shape)
+    flat = draw(st.lists(element, min_size=count, max_size=count))
+    values = np.array(flat, dtype=np.float64).astype(NUMPY[dtype]).reshape(shape)
+    return dtype, values, axes, keep
+
+
+def wire(values: np.ndarray) -> list:
+    doubles = values.astype(np.float64)
+    return (
+        np.where(np.isnan(doubles), "nan", doubles.astype(object)).tolist() if values.ndim else float(doubles)
+    )
+
+
+@settings(max_examples=150, deadline=None)
+@given(reductions())
+def test_evaluation_matches_the_oracle_bit_for_bit(case) -> None:
+    dtype, values, axes, keep = case
+    descriptor = reduce_max.ReduceMaxOp(
+        kind="ReduceMax",
+        attrs={"axes": axes, "keep_dims": keep},
+        inputs=[{"dtype": dtype, "shape": list(values.shape), "data": wire(values)}],
+    )
+    result = evaluate(SPEC, descriptor, Settings())
+    expected = oracle(values, axes, keep)
+    assert result.outputs[0]["shape"] == list(expected.shape)
+    expected_wire = Tensor(dtype=dtype, shape=list(expected.shape), data=wire(expected))
+    decoded = decode(expected_wire, "expected", Settings())
+    assert same_values(result.outputs[0]["data"], _encode(decoded, dtype))
+
+
+def _encode(array: np.ndarray, dtype: str):
+    from app.core.payload import encode
+
+    return encode(array, dtype, as_base64=False)
+
+
+@settings(max_examples=100, deadline=None)
+@given(reductions())
+def test_every_output_is_an_input_or_minus_infinity(case) -> None:
+    """The maximum is one of the reduced values (or -inf when there are none), never above any."""
+    dtype, values, axes, keep = case
+    if not axes:
+        return
+    out = reduce_max.evaluate(
+        reduce_max.ReduceMaxOp(
+            kind="ReduceMax",
+            attrs={"axes": axes, "keep_dims": True},
+            inputs=[{"dtype": dtype, "shape": list(values.shape)}],
+        ),
+        [values],
+    )[0].astype(np.float64)
+    wide = values.astype(np.float64)
+    axes = tuple(a % wide.ndim for a in axes)
+    nan_slice = np.isnan(wide).any(axis=axes, keepdims=True)
+    assert np.array_equal(np.isnan(out), nan_slice)
+    clean = np.broadcast_to(~nan_slice, wide.shape)
+    assert (np.broadcast_to(out, wide.shape)[clean] >= wide[clean]).all()
+    hits = (np.broadcast_to(out, wide.shape) == wide) & clean
+    empty = wide.size == 0 or any(wide.shape[a] == 0 for a in axes)
+    assert empty or np.array_equal(hits.any(axis=axes, keepdims=True), ~nan_slice)
+
+
+def post(client, attrs, inputs, outputs=None):
+    body = {"kind": "ReduceMax", "attrs": attrs, "inputs": inputs}
+    if outputs is not None:
+        body["outputs"] = outputs
+    response = client.post("/v1/validate", json=body)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def errors(verdict) -> list[tuple[str, str]]:
+    return [(d["rule"], d["path"]) for d in verdict["diagnostics"] if d["severity"] == "error"]
+
+
+def test_every_range_and_duplicate_error_is_reported(client) -> None:
+    verdict = post(client, {"axes": [5, 0, -3, -9]}, [{"dtype": "f32", "shape": [2, 3, 4]}])
+    assert errors(verdict) == [
+        ("ReduceMax.axes.range", "attrs.axes[0]"),
+        ("ReduceMax.axes.unique", "attrs.axes[2]"),
+        ("ReduceMax.axes.range", "attrs.axes[3]"),
+    ]
+    messages = [d["message"] for d in verdict["diagnostics"]]
+    assert messages[0] == "axis 5 is out of range [-3, 2] for src of rank 3"
+    assert messages[2] == "axis -9 is out of range [-3, 2] for src of rank 3"
+
+
+def test_errors_and_outputs_together(client) -> None:
+    """A wrong src dtype is reported along with the axis problems, not instead of them."""
+    verdict = post(client, {"axes": [3]}, [{"dtype": "s32", "shape": [2, 3]}])
+    assert {rule for rule, _ in errors(verdict)} == {"ReduceMax.src.dtype", "ReduceMax.axes.range"}
+    assert verdict["outputs"] is None
+
+
+def test_aliased_dtype_names_are_answered_canonically(client) -> None:
+    verdict = post(
+        client, {"axes": [0]}, [{"dtype": "FP16", "shape": [4, 2]}], [{"dtype": "float16", "shape": [2]}]
+    )
+    assert verdict["valid"] is True
+    assert verdict["outputs"] == [{"dtype": "f16", "shape": [2]}]
+
+
+def test_axes_input_data_with_bad_values_is_reported(client) -> None:
+    verdict = post(
+        client, {}, [{"dtype": "f32", "shape": [2]}, {"dtype": "s32", "shape": [1], "data": [2**40]}]
+    )
+    assert ("ReduceMax.inputs.data", "inputs[1].data[0]") in errors(verdict)
+
+
+def test_large_evaluation_equals_numpy(client) -> None:
+    rng = np.random.default_rng(7)
+    values = rng.standard_normal((64, 33, 5)).astype(np.float32)
+    descriptor = reduce_max.ReduceMaxOp(
+        kind="ReduceMax", attrs={"axes": [0, 2]}, inputs=[{"dtype": "f32", "shape": [64, 33, 5]}]
+    )
+    got = reduce_max.evaluate(descriptor, [values])[0]
+    assert got.dtype == np.float32
+    assert np.array_equal(got, values.max(axis=(0, 2)))
