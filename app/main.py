@@ -18,7 +18,7 @@ valid (and if not, which rule it breaks, where), what are its outputs, and what 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     app = FastAPI(title="opspec", version="0.1.0", description=DESCRIPTION)
-    app.dependency_overrides[get_settings] = lambda: settings
+    app.state.settings = settings
     problems.install(app)
     app.include_router(health.router)
     app.include_router(api_router, prefix="/v1")

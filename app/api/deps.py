@@ -1,7 +1,13 @@
 from typing import Annotated
 
-from fastapi import Depends
+from fastapi import Depends, Request
 
-from app.core.config import Settings, get_settings
+from app.core.config import Settings
 
-SettingsDep = Annotated[Settings, Depends(get_settings)]
+
+async def app_settings(request: Request) -> Settings:
+    # async on purpose: FastAPI runs a sync dependency in the thread pool, a hop per request.
+    return request.app.state.settings
+
+
+SettingsDep = Annotated[Settings, Depends(app_settings)]

@@ -242,3 +242,14 @@ def test_openapi_shows_the_descriptor_union(client) -> None:
     body = schema["paths"]["/v1/validate"]["post"]["requestBody"]["content"]["application/json"]
     assert body["examples"]
     assert "ReduceMaxAttrs" in schema["components"]["schemas"]
+
+
+def test_openapi_refs_all_resolve(client) -> None:
+    schema = client.get("/openapi.json").json()
+    text = json.dumps(schema)
+    import re
+
+    refs = set(re.findall(r'"\$ref": "#/components/schemas/([^"]+)"', text))
+    assert refs <= set(schema["components"]["schemas"]), refs - set(schema["components"]["schemas"])
+    evaluate = schema["paths"]["/v1/evaluate"]["post"]["requestBody"]["content"]["application/json"]
+    assert evaluate["schema"]["discriminator"]["propertyName"] == "kind"

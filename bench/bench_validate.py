@@ -1,0 +1,160 @@
+"""Validation speed: (a) in-process validate+infer per descriptor, single and batch; (b) POST
+/v1/validate throughput against a bare FastAPI route answering a fixed body of the same size, on the
+same server, in the same run. Prints figures; asserts nothing.
+
+    .venv/bin/python bench/bench_validate.py [--requests 3000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+from fastapi import Request, Response
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from app.core import engine  # noqa: E402
+from app.core.config import get_settings  # noqa: E402
+from app.ops import BY_NAME, DESCRIPTOR  # noqa: E402
+
+MIX = [
+    {
+        "kind": "ReduceMax",
+        "attrs": {"axes": [1], "keep_dims": True},
+        "inputs": [{"dtype": "f32", "shape": [2, "N", 4]}],
+    },
+    {"kind": "ReduceMax", "attrs": {"axes": [0, -1]}, "inputs": [{"dtype": "bf16", "shape": [8, 16, 32, 3]}]},
+    {"kind": "ReduceMax", "attrs": {"axes": [5, 1, -2]}, "inputs": [{"dtype": "f16", "shape": [2, 3, 4]}]},
+    {
+        "kind": "ReduceMax",
+        "attrs": {"keep_dims": True},
+        "inputs": [{"dtype": "f32", "shape": [4, 5, 6]}, {"dtype": "s32", "shape": [2], "data": [0, 2]}],
+        "outputs": [{"dtype": "f32", "shape": [1, 5, 1]}],
+    },
+    {"kind": "ReduceMax", "attrs": {"axes": []}, "inputs": [{"dtype": "f32", "shape": None}]},
+]
+
+
+def best_of(repeats: int, run) -> float:
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def in_process(rounds: int) -> None:
+    settings = get_settings()
+    bodies = MIX * rounds
+
+    def single() -> None:
+        for body in bodies:
+            descriptor = DESCRIPTOR.validate_python(body)
+            engine.check(BY_NAME[descriptor.kind], descriptor, settings)
+
+    def batch() -> None:
+        from app.api.models import BatchRequest
+
+        request = BatchRequest.model_validate({"ops": bodies})
+        for descriptor in request.ops:
+            engine.check(BY_NAME[descriptor.kind], descriptor, settings)
+
+    for name, run in (("single", single), ("batch", batch)):
+        seconds = best_of(5, run)
+        per = seconds / len(bodies)
+        print(
+            f"(a) in-process validate+infer, {name:6}: {per * 1e6:7.1f} us/descriptor  {1 / per:10,.0f} descriptors/s"
+        )
+
+
+def serve(port: int) -> None:
+    """The bench server: the real app plus a bare route returning a fixed body of a validate answer's size."""
+    import uvicorn
+
+    from app.main import create_app
+
+    app = create_app()
+    client_body = json.dumps(MIX[0]).encode()
+    from fastapi.testclient import TestClient
+
+    answer = (
+        TestClient(app)
+        .post("/v1/validate", content=client_body, headers={"content-type": "application/json"})
+        .content
+    )
+
+    @app.post("/bare")
+    async def bare(request: Request) -> Response:
+        # Reads the body as any POST handler must: a route that ignored it could answer before the
+        # body's TCP segment is even read, and the ratio would measure that instead of opspec.
+        await request.body()
+        return Response(answer, media_type="application/json")
+
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def over_http(requests: int) -> None:
+    port = free_port()
+    server = subprocess.Popen([sys.executable, __file__, "--serve", str(port)])
+    try:
+        base = f"http://127.0.0.1:{port}"
+        with httpx.Client(base_url=base, timeout=10) as client:
+            for _ in range(100):
+                try:
+                    client.get("/healthz")
+                    break
+                except httpx.TransportError:
+                    time.sleep(0.1)
+            body = json.dumps(MIX[0]).encode()
+            headers = {"content-type": "application/json"}
+            validate_size = len(client.post("/v1/validate", content=body, headers=headers).content)
+            bare_size = len(client.post("/bare", content=body, headers=headers).content)
+
+            def hammer(path: str) -> float:
+                start = time.perf_counter()
+                for _ in range(requests):
+                    client.post(path, content=body, headers=headers)
+                return requests / (time.perf_counter() - start)
+
+            rates: dict[str, list[float]] = {"/v1/validate": [], "/bare": []}
+            for _ in range(3):  # interleaved rounds, so drift in the machine's load hits both alike
+                for path in rates:
+                    rates[path].append(hammer(path))
+        validate, bare = max(rates["/v1/validate"]), max(rates["/bare"])
+        print(f"(b) POST /v1/validate: {validate:8,.0f} req/s ({validate_size} B answers)")
+        print(f"    bare fixed route:  {bare:8,.0f} req/s ({bare_size} B answers)")
+        print(f"    ratio validate/bare: {validate / bare:.2f}  (goal >= 0.9)")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--requests", type=int, default=3000)
+    parser.add_argument("--rounds", type=int, default=400)
+    parser.add_argument("--serve", type=int)
+    args = parser.parse_args()
+    if args.serve:
+        serve(args.serve)
+        return
+    in_process(args.rounds)
+    over_http(args.requests)
+
+
+if __name__ == "__main__":
+    main()
