@@ -14,7 +14,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.ops.reduce_max import ReduceMaxOp, evaluate  # noqa: E402
+from app.ops.reduce_max import ReduceMaxOp, evaluate
 
 
 def best_of(repeats: int, run) -> float:

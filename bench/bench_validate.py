@@ -20,9 +20,9 @@ from fastapi import Request, Response
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.core import engine  # noqa: E402
-from app.core.config import get_settings  # noqa: E402
-from app.ops import BY_NAME, DESCRIPTOR  # noqa: E402
+from app.core import engine
+from app.core.config import get_settings
+from app.ops import BY_NAME, DESCRIPTOR
 
 MIX = [
     {

@@ -101,7 +101,7 @@ def _encode(array: np.ndarray, dtype: str):
 @given(reductions())
 def test_every_output_is_an_input_or_minus_infinity(case) -> None:
     """The maximum is one of the reduced values (or -inf when there are none), never above any."""
-    dtype, values, axes, keep = case
+    dtype, values, axes, _ = case
     if not axes:
         return
     out = reduce_max.evaluate(
