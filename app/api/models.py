@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from app.core.diagnostics import Diagnostic
 from app.core.tensors import TensorType
@@ -51,7 +51,28 @@ class Verdict(BaseModel):
 
 
 class BatchRequest(BaseModel):
-    ops: list[OpDescriptor]
+    model_config = ConfigDict(
+        json_schema_extra={
+            "examples": [
+                {
+                    "ops": [
+                        {
+                            "kind": "ReduceMax",
+                            "attrs": {"axes": [1]},
+                            "inputs": [{"dtype": "f32", "shape": [2, 3]}],
+                        },
+                        {
+                            "kind": "ReduceMax",
+                            "attrs": {"axes": [4]},
+                            "inputs": [{"dtype": "f32", "shape": [2, 3]}],
+                        },
+                    ]
+                }
+            ]
+        }
+    )
+
+    ops: list[OpDescriptor] = Field(description="Descriptors, each answered by its own verdict, in order.")
 
 
 class BatchResponse(BaseModel):

@@ -21,25 +21,22 @@ _EXAMPLES = {
     for spec in REGISTRY.values()
     if spec.examples
 }
-# The descriptor's schema for routes that parse the body themselves; the $refs resolve because the
-# batch route's model puts every op's descriptor into the components.
-DESCRIPTOR_BODY = {
-    "requestBody": {
-        "required": True,
-        "content": {
-            "application/json": {
-                "schema": {
-                    key: value
-                    for key, value in DESCRIPTOR.json_schema(
-                        ref_template="#/components/schemas/{model}"
-                    ).items()
-                    if key != "$defs"
-                },
-                "examples": _EXAMPLES,
-            }
-        },
-    }
+# For evaluate, the first example of each op whose inputs all carry data.
+_EVALUATE_EXAMPLES = {
+    spec.kind: {"summary": f"{spec.kind} on a small payload", "value": example}
+    for spec in REGISTRY.values()
+    for example in spec.examples[::-1]
+    if all("data" in tensor for tensor in example["inputs"])
 }
+
+
+def _body(examples: dict) -> dict:
+    """The descriptor's schema for routes that parse the body themselves; the $refs resolve because
+    the batch route's model puts every op's descriptor into the components."""
+    schema = DESCRIPTOR.json_schema(ref_template="#/components/schemas/{model}")
+    schema.pop("$defs", None)
+    content = {"application/json": {"schema": schema, "examples": examples}}
+    return {"requestBody": {"required": True, "content": content}}
 
 
 async def parse_descriptor(request: Request) -> Descriptor:
@@ -70,7 +67,7 @@ def verdict(descriptor: Descriptor, settings) -> Verdict:
     response_model=Verdict,
     responses=_PROBLEMS,
     summary="Validate one descriptor",
-    openapi_extra=DESCRIPTOR_BODY,
+    openapi_extra=_body(_EXAMPLES),
 )
 async def validate(request: Request) -> Response:
     """200 for every well-formed descriptor, valid or not: the verdict, the inferred outputs and every
@@ -101,7 +98,7 @@ def validate_batch(request: BatchRequest, settings: SettingsDep) -> BatchRespons
         422: {"model": Problem, "description": "Not a descriptor, not valid, or no data."},
     },
     summary="Evaluate the reference kernel on the inputs' data",
-    openapi_extra=DESCRIPTOR_BODY,
+    openapi_extra=_body(_EVALUATE_EXAMPLES),
 )
 async def evaluate(request: Request, settings: SettingsDep) -> Response:
     """Validates first (an invalid descriptor is a 422 carrying the diagnostics); sizes are checked
