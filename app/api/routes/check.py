@@ -72,11 +72,15 @@ def verdict(descriptor: Descriptor, settings) -> Verdict:
 async def validate(request: Request) -> Response:
     """200 for every well-formed descriptor, valid or not: the verdict, the inferred outputs and every
     diagnostic with its rule id and path."""
-    # async and pre-serialised: validation is light CPU work (constant payloads are bounded by the body
-    # limit), and the thread-pool hop and FastAPI's re-validation of the answer cost more than it.
+    # async and pre-serialised: checking shapes is light work, and the thread-pool hop and FastAPI's
+    # re-validation of the answer cost more than it; payloads to decode still go to the pool.
     descriptor = await parse_descriptor(request)
     settings = request.app.state.settings  # not a dependency: solving one costs more than the check
-    return Response(verdict(descriptor, settings).model_dump_json(), media_type="application/json")
+    if any(tensor.data is not None for tensor in descriptor.inputs):
+        answer = await run_in_threadpool(verdict, descriptor, settings)  # decoding payloads is real work
+    else:
+        answer = verdict(descriptor, settings)
+    return Response(answer.model_dump_json(), media_type="application/json")
 
 
 @router.post("/validate/batch", response_model=BatchResponse, responses=_PROBLEMS, summary="Validate many")
