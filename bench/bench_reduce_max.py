@@ -6,7 +6,6 @@ Prints figures; asserts nothing.   .venv/bin/python bench/bench_reduce_max.py
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import ml_dtypes
@@ -15,15 +14,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.ops.reduce_max import ReduceMaxOp, evaluate
-
-
-def best_of(repeats: int, run) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
+from bench.timing import best_of
 
 
 def main() -> None:

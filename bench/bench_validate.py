@@ -23,6 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.core import engine
 from app.core.config import get_settings
 from app.ops import BY_NAME, DESCRIPTOR
+from bench.timing import best_of
 
 MIX = [
     {
@@ -40,15 +41,6 @@ MIX = [
     },
     {"kind": "ReduceMax", "attrs": {"axes": []}, "inputs": [{"dtype": "f32", "shape": None}]},
 ]
-
-
-def best_of(repeats: int, run) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def in_process(rounds: int) -> None:

@@ -54,3 +54,12 @@ class Report:
     @property
     def ok(self) -> bool:
         return not any(d.severity == "error" for d in self.diagnostics)
+
+
+class PathError(Exception):
+    """A refusal tied to one place in the request: `path` points at it, `message` says why."""
+
+    def __init__(self, path: str, message: str):
+        super().__init__(message)
+        self.path = path
+        self.message = message

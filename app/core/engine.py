@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from app.core.config import Settings
-from app.core.diagnostics import Diagnostic, Report
+from app.core.diagnostics import Diagnostic, PathError, Report
 from app.core.dtypes import DTYPES, describe
 from app.core.payload import LimitExceeded, PayloadError, decode, encode, is_base64
 from app.core.registry import Descriptor, OpSpec, OutputType, port_dtype_rule
@@ -135,13 +135,8 @@ def check(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Ver
 # --- evaluation --------------------------------------------------------------------------------
 
 
-class NotEvaluable(Exception):
+class NotEvaluable(PathError):
     """The descriptor is valid but cannot be evaluated as given (no data, unknown sizes)."""
-
-    def __init__(self, path: str, message: str):
-        super().__init__(message)
-        self.path = path
-        self.message = message
 
 
 class Invalid(Exception):

@@ -17,6 +17,7 @@ import ml_dtypes
 import numpy as np
 
 from app.core.config import Settings
+from app.core.diagnostics import PathError
 from app.core.dtypes import DTYPES, DType
 from app.core.shapes import format_shape, is_static, numel
 from app.core.tensors import Tensor
@@ -24,23 +25,16 @@ from app.core.tensors import Tensor
 NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 
 
-class PayloadError(ValueError):
-    """The data does not fit the tensor: `path` points at the field, the message says why."""
-
-    def __init__(self, path: str, message: str):
-        super().__init__(message)
-        self.path = path
-        self.message = message
+class PayloadError(PathError):
+    """The data does not fit the tensor."""
 
 
-class LimitExceeded(Exception):
+class LimitExceeded(PathError):
     """A size limit from Settings would be crossed; nothing has been allocated yet."""
 
     def __init__(self, path: str, limit: str, message: str):
-        super().__init__(message)
-        self.path = path
+        super().__init__(path, message)
         self.limit = limit  # the Settings field, so the answer can name it
-        self.message = message
 
 
 @dataclass(frozen=True)
