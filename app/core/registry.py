@@ -83,12 +83,14 @@ class OpSpec:
     infer: ShapeRule  # validates and infers; reports through the context
     evaluate: Kernel  # runs only on a descriptor that validated
     dtype_table: tuple[dict[str, str], ...] = ()
+    dtype_source: str = ""  # where the spec lists its types, cited by the per-port dtype rules
     notes: tuple[str, ...] = ()  # how real implementations differ
     examples: tuple[dict[str, Any], ...] = ()
     all_rules: tuple[Rule, ...] = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "all_rules", self.rules + common_rules(self.kind, self.source, self.inputs))
+        common = common_rules(self.kind, self.source, self.dtype_source or self.source, self.inputs)
+        object.__setattr__(self, "all_rules", self.rules + common)
         ids = [rule.id for rule in self.all_rules]
         assert len(ids) == len(set(ids)), f"{self.kind}: duplicate rule ids"
 
@@ -110,7 +112,7 @@ def port_dtype_rule(kind: str, port: Port) -> str:
     return port.dtype_rule or f"{kind}.{port.name}.dtype"
 
 
-def common_rules(kind: str, source: str, inputs: tuple[Port, ...]) -> tuple[Rule, ...]:
+def common_rules(kind: str, source: str, dtype_source: str, inputs: tuple[Port, ...]) -> tuple[Rule, ...]:
     """Rules every op has, phrased once: arity, payloads, per-port dtypes, declared outputs."""
     rules = [
         Rule(f"{kind}.inputs.count", "The number of inputs is within what the op's ports allow.", source),
@@ -132,6 +134,10 @@ def common_rules(kind: str, source: str, inputs: tuple[Port, ...]) -> tuple[Rule
     for port in inputs:
         if port.dtype_rule is None:
             rules.append(
-                Rule(port_dtype_rule(kind, port), f"{port.name} is one of: {describe(port.dtypes)}.", source)
+                Rule(
+                    port_dtype_rule(kind, port),
+                    f"{port.name} is one of: {describe(port.dtypes)}.",
+                    dtype_source,
+                )
             )
     return tuple(rules)

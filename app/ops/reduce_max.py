@@ -160,6 +160,7 @@ OP = OpSpec(
     rules=RULES,
     infer=infer,
     evaluate=evaluate,
+    dtype_source=f"{SPEC}, Supported Data Types",
     dtype_table=(
         {"src": "f32", "axes": "s32", "dst": "f32"},
         {"src": "bf16", "axes": "s32", "dst": "bf16"},
