@@ -4,7 +4,7 @@ from fastapi import FastAPI
 
 from app.api import problems
 from app.api.limits import BodyLimit
-from app.api.main import api_router
+from app.api.main import V1_ROUTERS
 from app.api.routes import health
 from app.core.config import Settings, get_settings
 
@@ -21,7 +21,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     problems.install(app)
     app.include_router(health.router)
-    app.include_router(api_router, prefix="/v1")
+    # Each router straight onto the app: FastAPI matches nested routers level by level, and one level
+    # fewer is a measurable part of a validate request.
+    for router in V1_ROUTERS:
+        app.include_router(router, prefix="/v1")
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     return app
 

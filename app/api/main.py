@@ -1,7 +1,3 @@
-from fastapi import APIRouter
-
 from app.api.routes import check, ops
 
-api_router = APIRouter()
-api_router.include_router(ops.router)
-api_router.include_router(check.router)
+V1_ROUTERS = (check.router, ops.router)  # check first: its routes are the hot ones

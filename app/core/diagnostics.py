@@ -7,7 +7,7 @@ reports every finding it can, not just the first.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
@@ -35,8 +35,8 @@ class Diagnostic(BaseModel):
 class Report:
     """Collects diagnostics against a fixed rule book; an unknown rule id is a bug, caught at once."""
 
-    def __init__(self, rules: Iterable[Rule]):
-        self.rules = {rule.id: rule for rule in rules}
+    def __init__(self, rules: Mapping[str, Rule]):
+        self.rules = rules
         self.diagnostics: list[Diagnostic] = []
 
     def _add(self, severity: Severity, rule_id: str, path: str, message: str) -> None:

@@ -24,7 +24,7 @@ class Context:
         self.spec = spec
         self.descriptor = descriptor
         self.settings = settings
-        self.report = Report(spec.all_rules)
+        self.report = Report(spec.rule_book)
         self._values: dict[int, np.ndarray | None] = {}
 
     def error(self, rule: str, path: str, message: str) -> None:

@@ -87,12 +87,13 @@ class OpSpec:
     notes: tuple[str, ...] = ()  # how real implementations differ
     examples: tuple[dict[str, Any], ...] = ()
     all_rules: tuple[Rule, ...] = field(init=False)
+    rule_book: dict[str, Rule] = field(init=False)  # all_rules by id, built once
 
     def __post_init__(self) -> None:
         common = common_rules(self.kind, self.source, self.dtype_source or self.source, self.inputs)
         object.__setattr__(self, "all_rules", self.rules + common)
-        ids = [rule.id for rule in self.all_rules]
-        assert len(ids) == len(set(ids)), f"{self.kind}: duplicate rule ids"
+        object.__setattr__(self, "rule_book", {rule.id: rule for rule in self.all_rules})
+        assert len(self.rule_book) == len(self.all_rules), f"{self.kind}: duplicate rule ids"
 
     @property
     def aliases(self) -> tuple[str, ...]:
