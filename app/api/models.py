@@ -31,6 +31,10 @@ class RuleInfo(BaseModel):
     statement: str
     spec: str
     severity: str
+    status: str | None = Field(
+        None,
+        description="The status code the reference implementation returns for this fault, if it has one.",
+    )
 
 
 class OpDetail(OpSummary):

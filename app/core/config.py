@@ -19,6 +19,12 @@ class Settings(BaseSettings):
         description="Most bytes one evaluation may hold in decoded inputs and outputs together.",
     )
     max_rank: int = Field(16, ge=1, description="Highest rank a tensor may declare.")
+    max_kernel_steps: int = Field(
+        10_000_000,
+        ge=1,
+        description="Most sequential steps one evaluation may take (Argmax's tie order is a heap walked one "
+        "step at a time); a request over it is refused before it runs.",
+    )
     max_batch: int = Field(1024, ge=1, description="Most descriptors in one batch request.")
 
 

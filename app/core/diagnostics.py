@@ -22,6 +22,7 @@ class Rule:
     statement: str  # one line, in our own words
     spec: str  # where in the source specification (or SPEC-NOTES) the rule comes from
     severity: Severity = "error"
+    status: str | None = None  # what the reference implementation returns for this fault, if it has one
 
 
 class Diagnostic(BaseModel):
@@ -30,6 +31,11 @@ class Diagnostic(BaseModel):
     path: str = Field(description="Where in the request, e.g. `attrs.axes[1]` or `inputs[0].shape[2]`.")
     message: str
     spec: str = Field(description="The source specification and the part of it the rule comes from.")
+    status: str | None = Field(
+        None,
+        description="The status code the reference implementation returns for this fault, where it has one "
+        "(e.g. MLI_STATUS_BAD_FUNC_CFG from an embARC MLI debug build).",
+    )
 
 
 class Report:
@@ -42,7 +48,14 @@ class Report:
     def _add(self, severity: Severity, rule_id: str, path: str, message: str) -> None:
         rule = self.rules[rule_id]
         self.diagnostics.append(
-            Diagnostic(severity=severity, rule=rule_id, path=path, message=message, spec=rule.spec)
+            Diagnostic(
+                severity=severity,
+                rule=rule_id,
+                path=path,
+                message=message,
+                spec=rule.spec,
+                status=rule.status,
+            )
         )
 
     def error(self, rule_id: str, path: str, message: str) -> None:

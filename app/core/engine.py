@@ -12,7 +12,15 @@ import numpy as np
 from app.core.config import Settings
 from app.core.diagnostics import Diagnostic, PathError, Report
 from app.core.dtypes import DTYPES, describe
-from app.core.payload import LimitExceeded, PayloadError, decode, encode, is_base64
+from app.core.payload import (
+    LimitExceeded,
+    PayloadError,
+    buffer_nbytes,
+    decode,
+    encode,
+    is_base64,
+    refuse_wide_dims,
+)
 from app.core.registry import Descriptor, OpSpec, OutputType, port_dtype_rule
 from app.core.shapes import dims_conflict, format_shape, is_static, numel
 
@@ -42,7 +50,10 @@ class Context:
                 try:
                     array = decode(tensor, f"inputs[{index}]", self.settings)
                 except PayloadError as exc:
-                    self.error(f"{self.spec.kind}.inputs.data", exc.path, exc.message)
+                    rule = f"{self.spec.kind}.inputs.{exc.fault}"
+                    if rule not in self.spec.rule_book:  # only ops whose spec names the fault have the rule
+                        rule = f"{self.spec.kind}.inputs.data"
+                    self.error(rule, exc.path, exc.message)
             self._values[index] = array
         return self._values[index]
 
@@ -62,7 +73,7 @@ def _check_inputs(spec: OpSpec, ctx: Context) -> bool:
         ports = ", ".join(p.name + (" (optional)" if p.optional else "") for p in spec.inputs)
         wanted = f"{low}" if low == high else f"{low} to {high}"
         ctx.error(
-            f"{spec.kind}.inputs.count",
+            spec.count_rule or f"{spec.kind}.inputs.count",
             "inputs",
             f"{spec.kind} takes {wanted} inputs ({ports}); {len(inputs)} given",
         )
@@ -163,7 +174,8 @@ def evaluate(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> Evalua
                 f"inputs[{index}].data", f"evaluation needs data on every input; inputs[{index}] has none"
             )
     outputs = verdict.outputs or []
-    total = sum(numel(t.shape) * DTYPES[t.dtype].itemsize for t in inputs)  # type: ignore[arg-type]
+    arrays = [ctx.values(index) for index in range(len(inputs))]  # decoded once, during the check
+    total = sum(buffer_nbytes(array) for array in arrays)  # type: ignore[arg-type]  # strided: the buffer
     for index, out in enumerate(outputs):
         if not is_static(out.shape):
             raise NotEvaluable(
@@ -178,6 +190,7 @@ def evaluate(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> Evalua
                 f"output {index} would hold {count:,} elements {format_shape(out.shape)}, above the limit of "
                 f"{settings.max_elements:,} (max_elements)",
             )
+        refuse_wide_dims(out.shape, f"output {index}", f"outputs[{index}]", settings)  # type: ignore[arg-type]
         total += count * DTYPES[out.dtype].itemsize
     if total > settings.max_total_bytes:
         raise LimitExceeded(
@@ -186,7 +199,15 @@ def evaluate(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> Evalua
             f"inputs and outputs would take {total:,} bytes, above the limit of {settings.max_total_bytes:,} "
             "(max_total_bytes)",
         )
-    arrays = [ctx.values(index) for index in range(len(inputs))]
+    if spec.kernel_steps is not None:
+        steps = spec.kernel_steps(descriptor, arrays)  # type: ignore[arg-type]
+        if steps.count > settings.max_kernel_steps:
+            raise LimitExceeded(
+                steps.path,
+                "max_kernel_steps",
+                f"{spec.kind} would take up to {steps.count:,} steps one after another ({steps.why}), above the "
+                f"limit of {settings.max_kernel_steps:,} (max_kernel_steps)",
+            )
     results = spec.evaluate(descriptor, arrays)  # type: ignore[arg-type]
     as_base64 = any(is_base64(t.data) for t in inputs)
     wire = []

@@ -34,3 +34,130 @@ def reduce_max(x: np.ndarray, axes: Sequence[int], keep_dims: bool) -> np.ndarra
             positive_zero = np.any((wide == 0) & ~np.signbit(wide), axis=axes, keepdims=keep_dims)
             result = np.where(zero, np.where(positive_zero, 0.0, -0.0).astype(wide.dtype), result)
     return np.asarray(result).astype(x.dtype, copy=False)
+
+
+def _run_max(wide: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """np.maximum over the runs wide[starts[i]:starts[i+1]] along axis 0, with +0 above -0.
+
+    A run whose maximum is 0 holds nothing above 0 and no NaN, so any value in it without the sign bit
+    is +0: the fix needs one pass over the sign bits, and only when some maximum is 0."""
+    result = np.maximum.reduceat(wide, starts, axis=0)
+    if wide.dtype.kind == "f":
+        zero = result == 0
+        if zero.any():
+            negative = np.logical_and.reduceat(np.signbit(wide), starts, axis=0)
+            result[zero] = np.where(negative[zero], -0.0, 0.0)
+    return result
+
+
+def run_starts(ids: np.ndarray) -> np.ndarray:
+    """Where each run of equal values in a sorted 1-D array begins (empty for an empty array)."""
+    if ids.size == 0:
+        return np.zeros(0, dtype=np.intp)
+    return np.concatenate(([0], np.flatnonzero(ids[1:] != ids[:-1]) + 1))
+
+
+def count_below(ids: np.ndarray, count: int) -> int:
+    """How many of the sorted `ids` are below `count` (a Python int, which may not fit ids' dtype)."""
+    if ids.size == 0 or count > ids[-1]:
+        return ids.size
+    return int(np.searchsorted(ids, ids.dtype.type(count)))  # a Python int would cast all of ids first
+
+
+def segment_max(x: np.ndarray, ids: np.ndarray, count: int, fill: int | float) -> np.ndarray:
+    """Maximum of the rows of x (axis 0) that share a segment id, for segments 0 .. count-1.
+
+    `ids` are sorted and >= 0, one per row; rows with an id >= count are dropped, and a segment no row
+    belongs to gets `fill`. NaN absorbs and +0 beats -0, as in reduce_max."""
+    kept = count_below(ids, count)
+    out_shape = (count, *x.shape[1:])
+    if kept == 0:
+        return np.full(out_shape, fill, dtype=x.dtype)
+    ids, wide = ids[:kept], widen(x[:kept])
+    slots = int(ids[-1]) + 1  # segments up to the last kept id; those after it are all empty
+    if slots * 4 <= kept:
+        # Few segments for many rows: find each segment's first row by binary search (no pass over
+        # the ids), reduce every segment, then overwrite the empty ones, whose reduceat rows are junk.
+        segments = np.arange(slots, dtype=ids.dtype)  # ids' own type: other keys cast all of ids first
+        starts = np.searchsorted(ids, segments)
+        empty = ids[starts] != segments
+        result = _run_max(wide, starts)
+        if slots == count and result.dtype == x.dtype:
+            result[empty] = fill
+            return result
+        out = np.empty(out_shape, dtype=x.dtype)
+        out[:slots] = result
+        out[:slots][empty] = fill
+        out[slots:] = fill
+        return out
+    starts = run_starts(ids)
+    out = np.full(out_shape, fill, dtype=x.dtype)
+    out[ids[starts]] = _run_max(wide, starts)
+    return out
+
+
+def maximum(arrays: Sequence[np.ndarray]) -> np.ndarray:
+    """Elementwise maximum of one or more arrays of one dtype, broadcast together (NumPy's rule; the
+    caller has already checked the strict one). A new array; NaN absorbs and +0 beats -0."""
+    wide = [widen(a) for a in arrays]
+    shape = np.broadcast_shapes(*(a.shape for a in wide))
+    result = _fold(np.maximum, np.empty(shape, dtype=wide[0].dtype), wide)
+    if result.dtype.kind == "f":
+        _prefer_positive_zero(result, wide)
+    return result.astype(arrays[0].dtype, copy=False)
+
+
+def _fold(ufunc: np.ufunc, out: np.ndarray, arrays: Sequence[np.ndarray]) -> np.ndarray:
+    """ufunc over all `arrays` in turn, broadcast into `out` without a temporary per step."""
+    if len(arrays) == 1:
+        np.copyto(out, arrays[0])
+        return out
+    ufunc(arrays[0], arrays[1], out=out)
+    for a in arrays[2:]:
+        ufunc(out, a, out=out)
+    return out
+
+
+# Above this share of zero results, one more pass over every input beats gathering at each zero.
+_DENSE_ZEROS = 1 / 32
+
+
+def _prefer_positive_zero(result: np.ndarray, wide: Sequence[np.ndarray]) -> None:
+    """Make each zero of `result` +0 where some input holds +0 there, in place.
+
+    np.maximum returns one of its operands on a tie, so a +0 result is always right; only a -0 result
+    can hide a +0 it was compared with. Random data has no zeros, so the common case costs one compare."""
+    zero = result == 0
+    count = np.count_nonzero(zero)
+    if count > _DENSE_ZEROS * result.size:
+        _clear_sign_where_any_unsigned(result, wide)
+    elif count:
+        flat = result.reshape(-1)
+        zeros = np.flatnonzero(zero)
+        negative = zeros[np.signbit(flat[zeros])]
+        coords = np.unravel_index(negative, result.shape)
+        flat[negative[_positive_zero_at(coords, result.shape, wide)]] = 0.0
+
+
+def _positive_zero_at(
+    coords: tuple[np.ndarray, ...], shape: tuple[int, ...], wide: Sequence[np.ndarray]
+) -> np.ndarray:
+    """At the given positions of the broadcast shape: does any input hold +0?"""
+    found = np.zeros(coords[0].shape, dtype=bool)
+    for a in wide:
+        values = np.broadcast_to(a, shape)[coords]
+        found |= (values == 0) & ~np.signbit(values)
+    return found
+
+
+def _clear_sign_where_any_unsigned(result: np.ndarray, wide: Sequence[np.ndarray]) -> None:
+    """Clear the sign bit of `result` wherever some input's sign bit is clear: one more pass, on the bits.
+
+    Where some input is >= +0 (or a NaN without the sign), the maximum is >= +0 or NaN, so clearing its
+    sign changes only a -0 into +0 (and the sign of a NaN, which no one reads). Where every input has the
+    sign bit set, the result is kept."""
+    bits = np.dtype(f"i{result.itemsize}")
+    all_signed = _fold(np.bitwise_and, np.empty(result.shape, dtype=bits), [a.view(bits) for a in wide])
+    all_signed |= np.iinfo(bits).max  # every bit but the sign: only the sign's verdict is applied
+    result_bits = result.view(bits)
+    result_bits &= all_signed

@@ -28,6 +28,14 @@ NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
 class PayloadError(PathError):
     """The data does not fit the tensor."""
 
+    fault = "data"  # the common rule it is reported under: `<kind>.inputs.<fault>`
+
+
+class BufferTooShort(PayloadError):
+    """A strided tensor's memory buffer ends before its last element (MLI: not enough capacity)."""
+
+    fault = "capacity"  # reported under `<kind>.inputs.capacity` by ops that have that rule
+
 
 class LimitExceeded(PathError):
     """A size limit from Settings would be crossed; nothing has been allocated yet."""
@@ -75,17 +83,48 @@ def decode(tensor: Tensor, path: str, settings: Settings) -> np.ndarray:
             "max_elements",
             f"{path} holds {lay.buffer:,} elements, above the limit of {settings.max_elements:,} (max_elements)",
         )
+    refuse_wide_dims(lay.shape, path, f"{path}.shape", settings)
     data = tensor.data
     if isinstance(data, dict):
         flat = _from_base64(data, dt, f"{path}.data", lay, settings)
     else:
         flat = _from_values(data, dt, f"{path}.data", lay)
+    if flat.size > settings.max_elements:  # a strided buffer may run on past its last element
+        raise LimitExceeded(
+            path,
+            "max_elements",
+            f"{path}'s memory buffer holds {flat.size:,} elements, above the limit of {settings.max_elements:,} "
+            "(max_elements)",
+        )
     if lay.strides is None:
         return flat.reshape(lay.shape)
     itemsize = flat.itemsize
     return np.lib.stride_tricks.as_strided(
         flat, shape=lay.shape, strides=tuple(s * itemsize for s in lay.strides), writeable=False
     )
+
+
+def buffer_nbytes(array: np.ndarray) -> int:
+    """Bytes of the memory an array views: for a strided input, the whole decoded buffer, not numel."""
+    largest, node = array.nbytes, array.base
+    while node is not None:  # as_strided puts a non-array wrapper between the view and its buffer
+        if isinstance(node, np.ndarray):
+            largest = max(largest, node.nbytes)
+        node = getattr(node, "base", None)
+    return largest
+
+
+def refuse_wide_dims(shape: tuple[int, ...], name: str, path: str, settings: Settings) -> None:
+    """A dim above max_elements is refused even when another dim is 0 and there are no elements:
+    NumPy cannot lay out such a shape (its byte size overflows before the 0 counts)."""
+    widest = max(shape, default=0)
+    if widest > settings.max_elements:
+        raise LimitExceeded(
+            path,
+            "max_elements",
+            f"{name} {format_shape(shape)} has a dim of {widest:,}, above the limit of "
+            f"{settings.max_elements:,} (max_elements)",
+        )
 
 
 def is_base64(data: Any) -> bool:
@@ -101,7 +140,9 @@ def _from_base64(data: dict, dt: DType, path: str, lay: Layout, settings: Settin
         raise PayloadError(path, 'encoded data must be {"encoding": "base64", "bytes": "<base64 string>"}')
     text = data["bytes"]
     approx = len(text) * 3 // 4
-    if approx > max(lay.buffer, 1) * dt.itemsize + 3:
+    # A strided buffer may hold padding past its last element, up to the element limit.
+    most = lay.buffer if lay.strides is None else max(lay.buffer, settings.max_elements)
+    if approx > max(most, 1) * dt.itemsize + 3:
         what = f"{path} holds about {approx:,} bytes, but {lay.buffer:,} elements of {dt.name} need"
         raise PayloadError(path, f"{what} {lay.buffer * dt.itemsize:,}")
     try:
@@ -123,7 +164,7 @@ def _check_count(path: str, count: int, lay: Layout, dt: DType) -> None:
             path, f"data holds {count:,} values, but shape {list(lay.shape)} needs {lay.buffer:,}"
         )
     if lay.strides is not None and count < lay.buffer:
-        raise PayloadError(
+        raise BufferTooShort(
             path,
             f"memory buffer holds {count:,} {dt.name} elements, but shape {list(lay.shape)} with strides "
             f"{list(lay.strides)} reaches element {lay.buffer - 1:,}",

@@ -72,6 +72,20 @@ Kernel = Callable[[Any, Sequence[np.ndarray]], Sequence[np.ndarray]]
 
 
 @dataclass(frozen=True)
+class KernelSteps:
+    """A bound on the steps a kernel takes one after another (work NumPy cannot spread over an array),
+    from the descriptor and the decoded inputs, so the engine can refuse a request that would run for
+    many seconds before it starts."""
+
+    count: int
+    path: str  # the part of the request that drives the count, e.g. attrs.top_k
+    why: str  # what the steps are, for the refusal's message
+
+
+StepCount = Callable[[Any, Sequence[np.ndarray]], KernelSteps]
+
+
+@dataclass(frozen=True)
 class OpSpec:
     kind: str
     descriptor: type[Descriptor]
@@ -86,11 +100,19 @@ class OpSpec:
     dtype_source: str = ""  # where the spec lists its types, cited by the per-port dtype rules
     notes: tuple[str, ...] = ()  # how real implementations differ
     examples: tuple[dict[str, Any], ...] = ()
+    count_rule: str | None = None  # the spec's own id for the input count (SONNX's C1), if it has one
+    kernel_steps: StepCount | None = None  # for a kernel with sequential work: its worst case
     all_rules: tuple[Rule, ...] = field(init=False)
     rule_book: dict[str, Rule] = field(init=False)  # all_rules by id, built once
 
     def __post_init__(self) -> None:
-        common = common_rules(self.kind, self.source, self.dtype_source or self.source, self.inputs)
+        # An op may restate a common rule under the same id (its own source, a status): its version wins.
+        own = {rule.id for rule in self.rules}
+        common = tuple(
+            rule
+            for rule in common_rules(self.kind, self.source, self.dtype_source or self.source, self.inputs)
+            if rule.id not in own and not (self.count_rule and rule.id == f"{self.kind}.inputs.count")
+        )
         object.__setattr__(self, "all_rules", self.rules + common)
         object.__setattr__(self, "rule_book", {rule.id: rule for rule in self.all_rules})
         assert len(self.rule_book) == len(self.all_rules), f"{self.kind}: duplicate rule ids"

@@ -91,12 +91,12 @@ def normalize_axes(axes: Sequence[int], rank: int, *, operand: str = "src") -> N
     normalized: list[int] = []
     for position, axis in enumerate(axes):
         if not -rank <= axis < rank:
-            allowed = f"[{-rank}, {rank - 1}]" if rank else "empty: it has no axes"
-            problems.append(
-                AxisProblem(
-                    position, "range", f"axis {axis} is out of range {allowed} for {operand} of rank {rank}"
-                )
+            message = (
+                f"axis {axis} is out of range [{-rank}, {rank - 1}] for {operand} of rank {rank}"
+                if rank
+                else f"axis {axis} names no dim: {operand} has rank 0, so it has no axes"
             )
+            problems.append(AxisProblem(position, "range", message))
             continue
         wrapped = axis + rank if axis < 0 else axis
         if wrapped in seen:
@@ -123,9 +123,18 @@ def normalize_axes(axes: Sequence[int], rank: int, *, operand: str = "src") -> N
 @dataclass(frozen=True)
 class BroadcastProblem:
     input: int  # index of the offending input
-    dim: int  # output dim, counted from the left of the output shape
+    axis: int  # index into that input's own shape
+    dim: int  # output dim from the left; negative (from the right) when some input's rank is unknown
     size: int
     largest: int
+    message: str
+
+
+@dataclass(frozen=True)
+class BroadcastAssumption:
+    input: int  # the first input whose dim the assumption is about
+    axis: int  # index into that input's own shape
+    dim: int  # numbered as in BroadcastProblem
     message: str
 
 
@@ -133,7 +142,14 @@ class BroadcastProblem:
 class Broadcast:
     shape: Shape | None
     problems: list[BroadcastProblem] = field(default_factory=list)
-    assumptions: list[str] = field(default_factory=list)
+    assumptions: list[BroadcastAssumption] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Entry:
+    input: int
+    axis: int
+    size: Dim
 
 
 def broadcast_shapes(shapes: Sequence[Shape | None]) -> Broadcast:
@@ -141,43 +157,91 @@ def broadcast_shapes(shapes: Sequence[Shape | None]) -> Broadcast:
 
     Ranks are right-aligned with leading 1s; each output dim is the largest size there and every
     input must have that size or 1. Unlike NumPy, a 0 does not win over 1: [0] with [1] is an error.
-    Symbols are kept where they decide a dim, and each guess the answer rests on is stated."""
-    known = [(i, s) for i, s in enumerate(shapes) if s is not None]
-    rank = max((len(s) for _, s in known), default=0)
+    Symbols are kept where they decide a dim, and each guess the answer rests on is stated. An input
+    of unknown rank makes the output's rank unknown; the others are still checked against each other."""
+    known = [(index, shape) for index, shape in enumerate(shapes) if shape is not None]
+    rank = max((len(shape) for _, shape in known), default=0)
+    rank_known = len(known) == len(shapes)
     result = Broadcast(shape=None)
     out: list[Dim] = []
     for dim in range(rank):
-        column = [(i, s[dim - (rank - len(s))] if dim >= rank - len(s) else 1) for i, s in known]
-        out.append(_broadcast_dim(dim, column, result))
-    if len(known) == len(shapes):
+        entries = [
+            _Entry(index, axis, shape[axis])
+            for index, shape in known
+            if (axis := dim - rank + len(shape)) >= 0
+        ]
+        padded = len(entries) < len(known)  # some input is shorter: a leading 1 stands in for it
+        out.append(_broadcast_dim(dim if rank_known else dim - rank, entries, padded, result))
+    if rank_known:
         result.shape = tuple(out)
+    else:
+        result.assumptions.clear()  # the answer is "rank unknown": it rests on no guess about sizes
     return result
 
 
-def _broadcast_dim(dim: int, column: list[tuple[int, Dim]], result: Broadcast) -> Dim:
-    sizes = [size for _, size in column if isinstance(size, int)]
-    largest = max(sizes, default=1)
-    for index, size in column:
-        if isinstance(size, int) and size not in (largest, 1):
-            why = f"input {index} has size {size} in dim {dim}, where the largest size is {largest}; "
-            why += f"each input must have {largest} or 1 there"
-            if size == 0:
-                why += " (NumPy would stretch the 1 to 0, but here a dim takes the largest size, so 0 is neither)"
-            result.problems.append(BroadcastProblem(index, dim, size, largest, why))
-    symbols = list(dict.fromkeys(size for _, size in column if isinstance(size, str)))
-    unknown = [index for index, size in column if size is None]
-    if largest != 1:
-        for name in symbols:
-            result.assumptions.append(f"dim {dim}: {name} is taken to be {largest} or 1")
+def _dim_name(dim: int) -> str:
+    if dim >= 0:
+        return f"dim {dim}"
+    return f"dim {dim} (counted from the right, as an input of unknown rank leaves the output's rank open)"
+
+
+def _broadcast_dim(dim: int, entries: list[_Entry], padded: bool, result: Broadcast) -> Dim:
+    sizes = [e.size for e in entries if isinstance(e.size, int)] + ([1] if padded else [])
+    largest = max(sizes, default=None)
+    where = _dim_name(dim)
+    if largest is not None:
+        for e in entries:
+            if isinstance(e.size, int) and e.size not in (largest, 1):
+                message = _mismatch(e, where, largest)
+                result.problems.append(BroadcastProblem(e.input, e.axis, dim, e.size, largest, message))
+    unsized = _by_name([e for e in entries if not isinstance(e.size, int)])
+    if largest is not None and largest != 1:
+        for name, group in unsized.items():
+            message = f"{_who(name, group)} in {where} is taken to be {_pinned(largest)}"
+            result.assumptions.append(BroadcastAssumption(group[0].input, group[0].axis, dim, message))
         return largest
-    if len(symbols) == 1 and not unknown:
-        return symbols[0]
-    if symbols or unknown:
-        if len(symbols) > 1 or (symbols and unknown):
-            names = " and ".join([*symbols, *(["the unknown size"] if unknown else [])])
-            result.assumptions.append(f"dim {dim}: {names} must be equal or 1; the size there is unknown")
-        return None
-    return 1
+    if not unsized:
+        return 1
+    names = list(unsized)
+    if len(names) == 1 and isinstance(names[0], str):
+        return names[0]  # one symbol against 1s: the symbol decides the size
+    if any(isinstance(name, str) for name in names):
+        first = next(iter(unsized.values()))[0]
+        who = " and ".join(_who(name, group) for name, group in unsized.items())
+        message = f"in {where}, {who} must be equal or 1; the size there is unknown"
+        result.assumptions.append(BroadcastAssumption(first.input, first.axis, dim, message))
+    return None
+
+
+def _by_name(entries: list[_Entry]) -> dict[str | int, list[_Entry]]:
+    """Symbolic and unknown entries grouped: by symbol name, and each unknown dim on its own."""
+    groups: dict[str | int, list[_Entry]] = {}
+    for position, e in enumerate(entries):
+        groups.setdefault(e.size if isinstance(e.size, str) else position, []).append(e)
+    return groups
+
+
+def _who(name: str | int, group: list[_Entry]) -> str:
+    if not isinstance(name, str):
+        return f"the unknown size of input {group[0].input}"
+    inputs = [str(e.input) for e in group]
+    return f"{name} (input{'s' if len(inputs) > 1 else ''} {', '.join(inputs)})"
+
+
+def _pinned(largest: int) -> str:
+    if largest == 0:
+        return "0: the known sizes there are 0, and a 1 would make the largest size 1, which a 0 cannot match"
+    return f"{largest} or 1, since the largest known size there is {largest}"
+
+
+def _mismatch(e: _Entry, where: str, largest: int) -> str:
+    message = f"input {e.input} has size {e.size} in {where}, where the largest size is {largest}; "
+    if largest != 1:
+        return message + f"each input must have {largest} or 1 there"
+    return message + (
+        "each input must have 1 there (NumPy would give 0 by stretching the 1 to 0, but here the dim takes "
+        "the largest size, 1, and a 0 cannot be stretched to 1)"
+    )
 
 
 def reduce_shape(shape: Shape, axes: Sequence[int], keep_dims: bool) -> Shape:

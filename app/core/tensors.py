@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import (
@@ -92,3 +93,96 @@ class TensorType(BaseModel):
 
     dtype: str
     shape: list[int | str] | None
+
+
+# --- MLI tensor checks (op-independent: every MLI kernel validates its tensors this way) -------------
+
+INT16_RANGE = (-(1 << 15), (1 << 15) - 1)
+
+
+@dataclass(frozen=True)
+class TensorProblem:
+    """One fault in a tensor's layout or element parameters; ops map `kind` to their rule ids."""
+
+    field: str  # the offending field, relative to the tensor: "strides[1]", "quant.scale"
+    kind: str
+    message: str
+
+
+def mli_stride_problems(shape: Shape | None, strides: list[int] | None) -> list[TensorProblem]:
+    """MLI's mem_stride rules: each stride > 0 ("positive"), the innermost 1 ("inner"), and no dim's rows
+    overlapping the next dim's extent ("overlap"). Dims not known as integers are skipped."""
+    if strides is None or shape is None:
+        return []
+    problems = [
+        TensorProblem(f"strides[{axis}]", "positive", f"stride {stride} of dim {axis} must be > 0")
+        for axis, stride in enumerate(strides)
+        if stride <= 0
+    ]
+    if strides and strides[-1] != 1:
+        problems.append(
+            TensorProblem(
+                f"strides[{len(strides) - 1}]",
+                "inner",
+                f"the innermost stride is {strides[-1]}; it must be 1 (elements of the last dim adjacent)",
+            )
+        )
+    for axis in range(len(strides) - 1):
+        inner, dim = strides[axis + 1], shape[axis + 1]
+        if isinstance(dim, int) and inner > 0 and strides[axis] > 0 and strides[axis] < dim * inner:
+            problems.append(
+                TensorProblem(
+                    f"strides[{axis}]",
+                    "overlap",
+                    f"stride {strides[axis]} of dim {axis} is below {dim * inner} (= shape[{axis + 1}] {dim} "
+                    f"* stride {inner}), so rows of dim {axis} would overlap",
+                )
+            )
+    return problems
+
+
+def mli_quant_problems(tensor: Tensor, asymmetric: bool) -> list[TensorProblem]:
+    """MLI's element parameters. Asymmetric (sa8, sa32): per-axis when dim >= 0 ("per_axis"); per tensor
+    each parameter is one number ("not_scalar"), scale > 0 ("scale"), zero_point fits int16
+    ("zero_point"). Parameters of the other format are meaningless there ("ignored")."""
+    quant = tensor.quant
+    if quant is None:
+        return []
+    own = ("scale", "zero_point", "scale_frac_bits", "dim") if asymmetric else ("frac_bits",)
+    problems = [
+        TensorProblem(
+            f"quant.{name}", "ignored", f"quant.{name} does not apply to {tensor.dtype}; it is ignored"
+        )
+        for name in sorted(quant.model_fields_set - set(own))
+        if getattr(quant, name) is not None
+    ]
+    if not asymmetric:
+        return problems
+    if quant.dim is not None and quant.dim >= 0:
+        problems.append(
+            TensorProblem("quant.dim", "per_axis", f"quant.dim is {quant.dim}: per-axis quantization")
+        )
+        return problems
+    for name in ("scale", "zero_point", "scale_frac_bits"):
+        if isinstance(getattr(quant, name), list):
+            problems.append(
+                TensorProblem(
+                    f"quant.{name}",
+                    "not_scalar",
+                    f"quant.{name} is a list, but per-tensor quantization has one",
+                )
+            )
+    if isinstance(quant.scale, int | float) and not quant.scale > 0:
+        problems.append(
+            TensorProblem("quant.scale", "scale", f"quant.scale is {quant.scale}; it must be > 0")
+        )
+    low, high = INT16_RANGE
+    if isinstance(quant.zero_point, int) and not low <= quant.zero_point <= high:
+        problems.append(
+            TensorProblem(
+                "quant.zero_point",
+                "zero_point",
+                f"quant.zero_point {quant.zero_point} is outside the int16 range [{low}, {high}]",
+            )
+        )
+    return problems

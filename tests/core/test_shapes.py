@@ -1,10 +1,18 @@
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.core.shapes import format_shape, normalize_axes, parse_dim, reduce_shape, wire_shape
+from app.core.shapes import (
+    broadcast_shapes,
+    format_shape,
+    normalize_axes,
+    parse_dim,
+    reduce_shape,
+    wire_shape,
+)
 
 
 @pytest.mark.parametrize(("wire", "dim"), [(3, 3), (0, 0), (-1, None), (None, None), ("?", None), ("N", "N")])
@@ -34,7 +42,7 @@ def test_normalize_axes_messages() -> None:
 
 def test_rank_zero_has_no_axes() -> None:
     result = normalize_axes([0], 0)
-    assert result.problems[0].message == "axis 0 is out of range empty: it has no axes for src of rank 0"
+    assert result.problems[0].message == "axis 0 names no dim: src has rank 0, so it has no axes"
 
 
 @given(st.integers(0, 6).flatmap(lambda r: st.tuples(st.just(r), st.lists(st.integers(-8, 8), max_size=8))))
@@ -54,3 +62,86 @@ def test_reduce_shape() -> None:
     assert reduce_shape((2, "N", 4), (1,), keep_dims=True) == (2, 1, 4)
     assert reduce_shape((2, "N", 4), (0, 2), keep_dims=False) == ("N",)
     assert reduce_shape((2, 3), (), keep_dims=False) == (2, 3)
+
+
+# --- broadcasting -----------------------------------------------------------------------------
+
+
+static_shapes = st.lists(st.lists(st.integers(0, 3), max_size=3).map(tuple), min_size=1, max_size=4)
+
+
+def _numpy_broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError:
+        return None
+
+
+def _zero_beside_one(shapes: list[tuple[int, ...]]) -> bool:
+    """Some dim holds a 0 and a 1 (a missing leading dim counts as 1): NumPy's rule and the strict one part."""
+    rank = max(len(s) for s in shapes)
+    padded = [(1,) * (rank - len(s)) + s for s in shapes]
+    return any(0 in column and 1 in column for column in zip(*padded, strict=True))
+
+
+@given(static_shapes)
+def test_static_broadcasting_is_numpys_except_zero_beside_one(shapes) -> None:
+    result = broadcast_shapes(shapes)
+    expected = _numpy_broadcast(shapes)
+    if expected is None or _zero_beside_one(shapes):
+        assert result.problems
+    else:
+        assert result.problems == [] and result.shape == expected
+    assert result.assumptions == []
+
+
+def test_every_clash_is_reported_with_the_inputs_own_axis() -> None:
+    result = broadcast_shapes([(2, 1, 4), (3, 6, 5), (6, 4)])
+    assert [(p.input, p.axis, p.dim, p.size, p.largest) for p in result.problems] == [
+        (0, 0, 0, 2, 3),
+        (0, 2, 2, 4, 5),
+        (2, 1, 2, 4, 5),
+    ]
+    assert result.problems[0].message == (
+        "input 0 has size 2 in dim 0, where the largest size is 3; each input must have 3 or 1 there"
+    )
+
+
+def test_zero_beside_one_explains_numpy() -> None:
+    for shapes in ([(0,), (1,)], [(0,), ()], [(2, 0), (1,)]):
+        [problem] = broadcast_shapes(shapes).problems
+        assert problem.size == 0 and problem.largest == 1
+        assert "NumPy would give 0" in problem.message
+    assert broadcast_shapes([(2, 0), (0,)]).shape == (2, 0)
+
+
+@pytest.mark.parametrize(
+    ("shapes", "out", "said"),
+    [
+        ([("N",), (1,)], ("N",), []),
+        ([("N",), ("N",), ()], ("N",), []),
+        ([("N",), (3,)], (3,), ["N (input 0) in dim 0 is taken to be 3 or 1"]),
+        ([("N", 2), ("N", 1), (3, 2)], (3, 2), ["N (inputs 0, 1) in dim 0 is taken to be 3 or 1"]),
+        ([("N",), ("M",)], (None,), ["in dim 0, N (input 0) and M (input 1) must be equal or 1"]),
+        ([(None,), ("M",)], (None,), ["in dim 0, the unknown size of input 0 and M (input 1) must be"]),
+        ([(None,), (3,), (None,)], (3,), ["the unknown size of input 0", "the unknown size of input 2"]),
+        ([(None,), (None,)], (None,), []),
+        ([("N",), (0,)], (0,), ["N (input 0) in dim 0 is taken to be 0"]),
+        ([(2, "N"), None], None, []),
+        ([], (), []),
+    ],
+)
+def test_symbolic_broadcasting(shapes, out, said) -> None:
+    result = broadcast_shapes(shapes)
+    assert result.shape == out and result.problems == []
+    assert len(result.assumptions) == len(said)
+    for assumption, start in zip(result.assumptions, said, strict=True):
+        assert assumption.message.startswith(start)
+
+
+def test_unknown_rank_counts_dims_from_the_right() -> None:
+    result = broadcast_shapes([(2, 3), None, (4, 3)])
+    assert result.shape is None
+    [problem] = result.problems
+    assert (problem.input, problem.axis, problem.dim) == (0, 0, -2)
+    assert "dim -2 (counted from the right" in problem.message

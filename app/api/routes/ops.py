@@ -42,7 +42,8 @@ async def get_op(kind: str) -> OpDetail:
         outputs=[_port(p) for p in spec.outputs],
         dtypes=list(spec.dtype_table),
         rules=[
-            RuleInfo(id=r.id, statement=r.statement, spec=r.spec, severity=r.severity) for r in spec.all_rules
+            RuleInfo(id=r.id, statement=r.statement, spec=r.spec, severity=r.severity, status=r.status)
+            for r in spec.all_rules
         ],
         examples=list(spec.examples),
         notes=list(spec.notes),
