@@ -9,12 +9,14 @@ from typing import Annotated
 from pydantic import Field, TypeAdapter
 
 from app.core.registry import OpSpec
-from app.ops import reduce_max
+from app.ops import reduce_max, segment_max
 
+# One line per op, in the order GET /v1/ops lists them.
 REGISTRY: dict[str, OpSpec] = {
     spec.kind: spec
     for spec in (
         reduce_max.OP,
+        segment_max.OP,
     )
 }  # fmt: skip
 

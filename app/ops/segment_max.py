@@ -1,0 +1,401 @@
+"""SegmentMax-16 from the OpenVINO operation set 16 (seeds 000 and 001), with the decisions of SPEC-NOTES.
+
+Rows of data (its first dim) belong to segments by segment_ids, which are sorted and >= 0. The output
+has one row per segment; the number of segments comes from num_segments when its value is known,
+else from max(segment_ids) + 1 when the ids are known (0 when there are none), else it is unknown.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import numpy as np
+from pydantic import BeforeValidator, ConfigDict, Field
+
+from app.core.diagnostics import Rule
+from app.core.dtypes import DTYPES, INDEX, NUMERIC
+from app.core.engine import Context
+from app.core.kernels import count_below, run_starts, segment_max, widen
+from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
+from app.core.shapes import Dim, dims_conflict, format_shape
+
+KIND = "SegmentMax"
+SPEC = "OpenVINO SegmentMax-16"
+NOTES = "SPEC-NOTES, SegmentMax-16"
+OPENVINO = "SPEC-NOTES, SegmentMax-16 (OpenVINO 2026.4 CPU)"
+FILL_MODES = ("ZERO", "LOWEST")
+# OpenVINO's CPU plugin works on these in f32 or i32 and so fills LOWEST segments with a wrong value.
+WRONG_LOWEST = frozenset({"f16", "s16", "u16", "u32", "u64"})
+
+
+def _fill_mode(value: Any) -> Any:
+    """Either spelling's value, upper-cased: OpenVINO reads the modes case-insensitively."""
+    if isinstance(value, str) and value.upper() in FILL_MODES:
+        return value.upper()
+    if isinstance(value, str):
+        raise ValueError(f"fill mode {value!r} is not one of {', '.join(FILL_MODES)} (any case)")
+    return value  # not a string: pydantic's own type error says so
+
+
+FillMode = Annotated[Literal["ZERO", "LOWEST"], BeforeValidator(_fill_mode)]
+
+
+class SegmentMaxAttrs(Attrs):
+    # Either name satisfies "required"; the schema says so, the rules check that exactly one is given.
+    model_config = ConfigDict(
+        json_schema_extra={"anyOf": [{"required": ["fill_mode"]}, {"required": ["empty_segment_value"]}]}
+    )
+
+    fill_mode: FillMode | None = Field(
+        None,
+        description="Required. What an empty segment holds: ZERO (0) or LOWEST (the lowest finite value of "
+        "data's type). Read case-insensitively, answered upper-case.",
+    )
+    empty_segment_value: FillMode | None = Field(
+        None,
+        description="The stale name of fill_mode in the spec's XML examples: accepted with a warning. Give "
+        "one of the two names, not both.",
+    )
+
+    @property
+    def mode(self) -> str | None:
+        return self.fill_mode or self.empty_segment_value
+
+
+class SegmentMaxOp(Descriptor):
+    kind: Literal["SegmentMax", "SegmentMax-16"]
+    attrs: SegmentMaxAttrs = Field(default_factory=SegmentMaxAttrs)
+
+
+RULES = (
+    Rule(f"{KIND}.fill_mode.required", "The fill_mode attribute is given.", f"{SPEC}, attribute fill_mode"),
+    Rule(f"{KIND}.fill_mode.exclusive", "fill_mode and its stale name empty_segment_value are not both given.",
+         NOTES),
+    Rule(f"{KIND}.fill_mode.stale_name", "empty_segment_value is the stale name of fill_mode; say fill_mode.",
+         f"{SPEC}, Examples (SPEC-NOTES: the name is stale)", "warning"),
+    Rule(f"{KIND}.data.rank", "data has rank 1 or more: segments run along its first dim.", f"{SPEC}, input data"),
+    Rule(f"{KIND}.segment_ids.rank", "segment_ids is a 1-D tensor.", f"{SPEC}, input segment_ids"),
+    Rule(f"{KIND}.segment_ids.length", "segment_ids has one id per row: its length is data's first dim.",
+         f"{SPEC}, input segment_ids"),
+    Rule(f"{KIND}.segment_ids.sorted", "segment_ids never decrease from one position to the next.",
+         f"{SPEC}, input segment_ids"),
+    Rule(f"{KIND}.segment_ids.negative", "No segment id is below 0.", f"{SPEC}, input segment_ids"),
+    Rule(f"{KIND}.num_segments.rank", "num_segments is a scalar: rank 0, shape [].",
+         f"{SPEC}, input num_segments (SPEC-NOTES: the examples' <dim>0</dim> means rank 0)"),
+    Rule(f"{KIND}.num_segments.negative", "num_segments is 0 or more.", f"{SPEC}, input num_segments"),
+    Rule(f"{KIND}.openvino.nan", "OpenVINO's CPU plugin skips NaN inside a segment instead of giving NaN.",
+         OPENVINO, "warning"),
+    Rule(f"{KIND}.openvino.neg_inf", "OpenVINO's CPU plugin gives the lowest finite value, not -inf, for a "
+         "segment of only -inf.", OPENVINO, "warning"),
+    Rule(f"{KIND}.openvino.lowest_dtype", "OpenVINO's CPU plugin fills empty LOWEST segments with a wrong value "
+         "for f16, s16, u16, u32 and u64.", OPENVINO, "warning"),
+    Rule(f"{KIND}.openvino.empty_ids", "OpenVINO's CPU plugin crashes on empty segment_ids without "
+         "num_segments.", OPENVINO, "warning"),
+    Rule(f"{KIND}.openvino.negative_ids", "OpenVINO does not reject negative segment ids and crashes at run "
+         "time.", OPENVINO, "warning"),
+    Rule(f"{KIND}.openvino.negative_count", "OpenVINO accepts a negative num_segments and infers 0 segments.",
+         OPENVINO, "warning"),
+)  # fmt: skip
+
+
+def _element_path(index: int, position: int, shape: tuple[int, ...]) -> str:
+    """The request path of one element of inputs[index], by its row-major position."""
+    return f"inputs[{index}].data" + "".join(f"[{i}]" for i in np.unravel_index(position, shape))
+
+
+# --- attributes ---------------------------------------------------------------------------------
+
+
+def _check_fill_mode(d: SegmentMaxOp, ctx: Context) -> None:
+    attrs = d.attrs
+    if attrs.empty_segment_value is not None:
+        if attrs.fill_mode is not None:
+            ctx.error(
+                f"{KIND}.fill_mode.exclusive",
+                "attrs.empty_segment_value",
+                f"both fill_mode ({attrs.fill_mode}) and its stale name empty_segment_value "
+                f"({attrs.empty_segment_value}) are given; give fill_mode only",
+            )
+        else:
+            ctx.warn(
+                f"{KIND}.fill_mode.stale_name",
+                "attrs.empty_segment_value",
+                f"empty_segment_value is the stale name the spec's XML examples use; it is read as "
+                f"fill_mode={attrs.empty_segment_value}, but OpenVINO reads only fill_mode",
+            )
+    elif attrs.fill_mode is None:
+        ctx.error(
+            f"{KIND}.fill_mode.required",
+            "attrs.fill_mode",
+            f"fill_mode is required: {' or '.join(FILL_MODES)}, what an empty segment holds",
+        )
+
+
+# --- shapes and index values --------------------------------------------------------------------
+
+
+def _check_shapes(d: SegmentMaxOp, ctx: Context) -> None:
+    data, ids = d.inputs[0], d.inputs[1]
+    if data.rank == 0:
+        ctx.error(
+            f"{KIND}.data.rank",
+            "inputs[0].shape",
+            "data must have rank 1 or more (segments run along its first dim); it has shape [] (rank 0)",
+        )
+    if ids.rank is not None and ids.rank != 1:
+        ctx.error(
+            f"{KIND}.segment_ids.rank",
+            "inputs[1].shape",
+            f"segment_ids must be 1-D; it has shape {format_shape(ids.shape)} (rank {ids.rank})",
+        )
+    elif ids.rank == 1 and data.rank and dims_conflict(ids.shape[0], data.shape[0]):
+        ctx.error(
+            f"{KIND}.segment_ids.length",
+            "inputs[1].shape[0]",
+            f"segment_ids has length {ids.shape[0]}, but data {format_shape(data.shape)} has "
+            f"{data.shape[0]} rows; there must be one id per row",
+        )
+    count = d.inputs[2] if len(d.inputs) > 2 else None
+    if count is not None and count.rank not in (0, None):
+        hint = ""
+        if count.shape == (0,):
+            hint = " (the spec's XML examples draw it as <dim>0</dim>, but a scalar is meant)"
+        ctx.error(
+            f"{KIND}.num_segments.rank",
+            "inputs[2].shape",
+            f"num_segments must be a scalar, shape []; it has shape {format_shape(count.shape)}{hint}",
+        )
+
+
+def _segment_ids(d: SegmentMaxOp, ctx: Context) -> tuple[np.ndarray | None, bool]:
+    """The ids' values when known (an empty shape [0] needs no data), and whether they are valid."""
+    ids = d.inputs[1]
+    if ids.rank != 1 or ids.dtype not in INDEX:
+        return None, False
+    values = np.zeros(0, dtype=np.int64) if ids.shape == (0,) else ctx.values(1)
+    if values is None:
+        return None, False
+    non_negative = _check_non_negative(values, ctx)
+    return values, _check_sorted(values, ctx) and non_negative
+
+
+def _check_non_negative(ids: np.ndarray, ctx: Context) -> bool:
+    negative = np.flatnonzero(ids < 0)
+    if negative.size == 0:
+        return True
+    first = int(negative[0])
+    path = f"inputs[1].data[{first}]"
+    more = f" ({negative.size} ids are negative in all)" if negative.size > 1 else ""
+    ctx.error(
+        f"{KIND}.segment_ids.negative",
+        path,
+        f"segment id {ids[first]} at position {first} is negative{more}; ids must be >= 0",
+    )
+    ctx.warn(
+        f"{KIND}.openvino.negative_ids",
+        path,
+        "OpenVINO does not check for negative segment ids and crashes when it runs this",
+    )
+    return False
+
+
+def _check_sorted(ids: np.ndarray, ctx: Context) -> bool:
+    falls = np.flatnonzero(ids[1:] < ids[:-1])
+    if falls.size == 0:
+        return True
+    first = int(falls[0]) + 1
+    ctx.error(
+        f"{KIND}.segment_ids.sorted",
+        f"inputs[1].data[{first}]",
+        f"segment_ids must be sorted in non-decreasing order; id {ids[first]} at position {first} is below "
+        f"id {ids[first - 1]} at position {first - 1}",
+    )
+    return False
+
+
+def _num_segments(d: SegmentMaxOp, ctx: Context) -> int | None:
+    """num_segments' value when it is given, a scalar, known and valid."""
+    if len(d.inputs) < 3 or d.inputs[2].rank != 0 or d.inputs[2].dtype not in INDEX:
+        return None
+    values = ctx.values(2)
+    if values is None:
+        return None
+    count = int(values)
+    if count < 0:
+        ctx.error(
+            f"{KIND}.num_segments.negative",
+            "inputs[2].data",
+            f"num_segments is {count}; it must be 0 or more",
+        )
+        ctx.warn(
+            f"{KIND}.openvino.negative_count",
+            "inputs[2].data",
+            f"OpenVINO accepts num_segments {count} and infers 0 segments, where the spec allows none",
+        )
+        return None
+    return count
+
+
+def _implied_count(ids: np.ndarray) -> int:
+    """The segment count when num_segments is absent: max(ids) + 1, and 0 for no ids."""
+    return int(ids.max()) + 1 if ids.size else 0
+
+
+def _segment_count(d: SegmentMaxOp, ids: np.ndarray | None, count: int | None) -> Dim:
+    """The output's first dim: num_segments, else max(ids) + 1 for ids >= 0, else unknown."""
+    if len(d.inputs) > 2:
+        return count
+    if ids is None or (ids.size and ids.min() < 0):
+        return None
+    return _implied_count(ids)
+
+
+# --- where OpenVINO's CPU plugin answers differently --------------------------------------------
+
+
+def _warn_openvino_values(ctx: Context, data: np.ndarray, ids: np.ndarray, count: int) -> None:
+    """NaN, and segments of only -inf, among the rows that reach the output (ids sorted, valid)."""
+    rows = data[: count_below(ids, count)]
+    if rows.size == 0 or not DTYPES[ctx.descriptor.inputs[0].dtype].is_float:
+        return
+    wide = widen(rows)
+    nan = np.isnan(wide)
+    if nan.any():
+        position = int(np.argmax(nan))
+        ctx.warn(
+            f"{KIND}.openvino.nan",
+            _element_path(0, position, data.shape),
+            "data holds NaN, so its segment's maximum is NaN here; OpenVINO's CPU plugin skips NaN (a "
+            "segment of only NaN gets the lowest finite value there)",
+        )
+    minus_inf = np.isneginf(wide)
+    if not minus_inf.any():
+        return
+    starts = run_starts(ids[: rows.shape[0]])
+    only = np.logical_and.reduceat(minus_inf, starts, axis=0)
+    if only.any():
+        run, *inner = (int(i) for i in np.unravel_index(int(np.argmax(only)), only.shape))
+        position = int(np.ravel_multi_index((int(starts[run]), *inner), data.shape))
+        where = f" at inner index {inner}" if inner else ""
+        ctx.warn(
+            f"{KIND}.openvino.neg_inf",
+            _element_path(0, position, data.shape),
+            f"segment {int(ids[starts[run]])} holds only -inf{where}, so its maximum is -inf there; "
+            "OpenVINO's CPU plugin gives the lowest finite value instead",
+        )
+
+
+def _may_have_empty(ids: np.ndarray | None, ids_ok: bool, count: Dim) -> bool:
+    if ids is None or not ids_ok or not isinstance(count, int):
+        return True
+    return run_starts(ids[: count_below(ids, count)]).size < count
+
+
+def _warn_openvino_shapes(d: SegmentMaxOp, ctx: Context, ids, ids_ok: bool, count: Dim) -> None:
+    dtype = d.inputs[0].dtype
+    if d.attrs.mode == "LOWEST" and dtype in WRONG_LOWEST and _may_have_empty(ids, ids_ok, count):
+        lowest = DTYPES[dtype].lowest
+        lowest = lowest if isinstance(lowest, int) else f"{float(lowest):.8g}"
+        path = "attrs.fill_mode" if d.attrs.fill_mode else "attrs.empty_segment_value"
+        ctx.warn(
+            f"{KIND}.openvino.lowest_dtype",
+            path,
+            f"an empty segment holds {dtype}'s lowest value {lowest}; OpenVINO's CPU plugin computes {dtype} "
+            "in f32 or i32 and fills a different value",
+        )
+    if len(d.inputs) < 3 and d.inputs[1].shape == (0,):
+        ctx.warn(
+            f"{KIND}.openvino.empty_ids",
+            "inputs[1].shape[0]",
+            "segment_ids is empty and num_segments is absent, so there are 0 segments; OpenVINO's CPU "
+            "plugin crashes on this",
+        )
+
+
+# --- the op -------------------------------------------------------------------------------------
+
+
+def infer(d: SegmentMaxOp, ctx: Context) -> list[OutputType] | None:
+    data = d.inputs[0]
+    _check_fill_mode(d, ctx)
+    _check_shapes(d, ctx)
+    ids, ids_ok = _segment_ids(d, ctx)
+    count = _segment_count(d, ids, _num_segments(d, ctx))
+    _warn_openvino_shapes(d, ctx, ids, ids_ok, count)
+    values = ctx.values(0)
+    rows_match = values is not None and ids is not None and values.ndim >= 1 and len(values) == ids.size
+    if rows_match and ids_ok and isinstance(count, int):
+        _warn_openvino_values(ctx, values, ids, count)
+    if data.dtype not in NUMERIC or data.rank == 0:
+        return None
+    shape = None if data.shape is None else (count, *data.shape[1:])
+    return [OutputType(data.dtype, shape)]
+
+
+def evaluate(d: SegmentMaxOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
+    data, ids = arrays[0], arrays[1]
+    count = int(arrays[2]) if len(arrays) > 2 else _implied_count(ids)
+    fill = DTYPES[d.inputs[0].dtype].lowest if d.attrs.mode == "LOWEST" else 0
+    return [segment_max(data, ids, count, fill)]
+
+
+OP = OpSpec(
+    kind=KIND,
+    descriptor=SegmentMaxOp,
+    source=SPEC,
+    summary="Maximum of data's rows per segment, segments given by sorted ids; empty segments filled.",
+    inputs=(
+        Port("data", NUMERIC, "Rank >= 1; its rows (first dim) are grouped into segments."),
+        Port("segment_ids", INDEX, "1-D, one sorted id >= 0 per row of data."),
+        Port(
+            "num_segments",
+            INDEX,
+            "Scalar: how many segments the output has (rows with larger ids are "
+            "dropped, missing segments are empty). Default max(segment_ids) + 1.",
+            optional=True,
+        ),
+    ),
+    outputs=(Port("output", NUMERIC, "data's dtype and shape, with num_segments as the first dim."),),
+    rules=RULES,
+    infer=infer,
+    evaluate=evaluate,
+    dtype_source=f"{SPEC}, Types",
+    dtype_table=tuple(
+        {"data": t, "segment_ids": i, "num_segments": n, "output": t}
+        for t in sorted(NUMERIC, key=list(DTYPES).index)
+        for i in sorted(INDEX)
+        for n in sorted(INDEX)
+    ),
+    notes=(
+        "The spec's XML examples call the attribute empty_segment_value; OpenVINO reads fill_mode (any case) "
+        "and writes zero / lowest. opspec accepts the stale name with a warning.",
+        "OpenVINO's CPU plugin skips NaN within a segment, where the spec's maximum (and opspec) gives NaN; "
+        "a segment of only NaN or only -inf gets the lowest finite value there instead of NaN / -inf.",
+        "OpenVINO's CPU plugin computes f16, s16, u16, u32 and u64 in f32 or i32, so LOWEST fills empty "
+        "segments with a value other than the type's lowest.",
+        "OpenVINO's CPU plugin crashes on empty segment_ids without num_segments; opspec answers 0 segments.",
+        "OpenVINO checks that segment_ids are sorted, but not that they are >= 0: negative ids crash at run "
+        "time. opspec rejects them.",
+        "OpenVINO accepts a negative num_segments (-2) and infers 0 segments; opspec rejects it.",
+    ),
+    examples=(
+        {
+            "kind": "SegmentMax",
+            "attrs": {"fill_mode": "LOWEST"},
+            "inputs": [
+                {"dtype": "f32", "shape": ["N", 4]},
+                {"dtype": "s64", "shape": ["N"]},
+                {"dtype": "s32", "shape": [], "data": 3},
+            ],
+            "outputs": [{"dtype": "f32", "shape": [3, 4]}],
+        },
+        {
+            "kind": "SegmentMax",
+            "attrs": {"fill_mode": "ZERO"},
+            "inputs": [
+                {"dtype": "f32", "shape": [8], "data": [1, 7, -2, "nan", 4, -0.5, -3, -1]},
+                {"dtype": "s32", "shape": [8], "data": [0, 0, 0, 1, 1, 3, 5, 5]},
+            ],
+        },
+    ),
+)
