@@ -10,6 +10,7 @@ from pydantic import Field, TypeAdapter
 
 from app.core.registry import OpSpec
 from app.ops import reduce_max, segment_max
+from app.ops import max as max_op  # not `max`: the builtin stays usable here
 
 # One line per op, in the order GET /v1/ops lists them.
 REGISTRY: dict[str, OpSpec] = {
@@ -17,6 +18,7 @@ REGISTRY: dict[str, OpSpec] = {
     for spec in (
         reduce_max.OP,
         segment_max.OP,
+        max_op.OP,
     )
 }  # fmt: skip
 

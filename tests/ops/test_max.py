@@ -1,0 +1,349 @@
+"""Max (ONNX under SONNX): the kernel against a plain-loop oracle, the profile's two properties, and
+every rule passing and failing through the HTTP API."""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.cli import EXIT_INVALID, main
+from app.core.dtypes import DTYPES, NUMERIC
+from app.core.kernels import maximum
+from app.ops import max as max_op
+
+FLOAT_TYPES = ("f32", "f16", "bf16", "f64")
+INT_TYPES = tuple(sorted(NUMERIC - set(FLOAT_TYPES)))
+SPECIAL = (0.0, -0.0, math.inf, -math.inf, math.nan, 1.0, -1.0)
+
+
+# --- the oracle: one output element at a time, from the profile's definitions ----------------
+
+
+def profile_max(values: list) -> float | int:
+    """The profile's maximum of a list: NaN if any value is NaN; else the largest, -0 ranking below +0."""
+    if any(isinstance(v, float) and math.isnan(v) for v in values):
+        return math.nan
+    return max(values, key=lambda v: (v, math.copysign(1.0, v) > 0))
+
+
+def source_index(out_index: tuple[int, ...], shape: tuple[int, ...]) -> tuple[int, ...]:
+    """The profile's f(a, B, C): the element of an input that output element `out_index` reads."""
+    aligned = out_index[len(out_index) - len(shape) :]
+    return tuple(0 if size == 1 else i for i, size in zip(aligned, shape, strict=True))
+
+
+def oracle(arrays: list[np.ndarray]) -> np.ndarray:
+    rank = max(a.ndim for a in arrays)
+    padded = [(1,) * (rank - a.ndim) + a.shape for a in arrays]
+    out_shape = tuple(max(column) for column in zip(*padded, strict=True)) if rank else ()
+    out = np.empty(out_shape, dtype=arrays[0].dtype)
+    for index in itertools.product(*(range(n) for n in out_shape)):
+        out[index] = profile_max([a[source_index(index, a.shape)].item() for a in arrays])
+    return out
+
+
+def same_bits(got: np.ndarray, want: np.ndarray) -> bool:
+    """Equal dtype, shape and bits, any NaN matching any NaN."""
+    if got.dtype != want.dtype or got.shape != want.shape:
+        return False
+    if got.dtype.kind in "iu":
+        return np.array_equal(got, want)
+    wide_got, wide_want = got.astype(np.float64), want.astype(np.float64)
+    nan = np.isnan(wide_want)
+    return np.array_equal(np.isnan(wide_got), nan) and np.array_equal(
+        wide_got[~nan].view(np.uint64), wide_want[~nan].view(np.uint64)
+    )
+
+
+# --- strategies -------------------------------------------------------------------------------
+
+
+def element(dtype: str) -> st.SearchStrategy:
+    info = DTYPES[dtype]
+    if info.is_float:
+        return st.one_of(st.floats(allow_nan=False, width=16), st.sampled_from(SPECIAL))
+    low, high = int(info.lowest), int(info.highest)
+    return st.one_of(st.integers(low, high), st.sampled_from([low, high, 0, 1, -1 if low else 1]))
+
+
+@st.composite
+def operands(draw, dtypes=tuple(sorted(NUMERIC))):
+    """1 to 5 arrays of one dtype whose shapes broadcast under the strict rule."""
+    dtype = draw(st.sampled_from(dtypes))
+    out_shape = draw(st.lists(st.integers(0, 3), max_size=3))
+    arrays = []
+    # A dim of 0 admits only 0s (a 1 or a missing dim there breaks the strict rule).
+    keep = out_shape.index(0) if 0 in out_shape else len(out_shape)
+    for _ in range(draw(st.integers(1, 5))):
+        drop = draw(st.integers(0, keep))
+        shape = [1 if n and draw(st.booleans()) else n for n in out_shape[drop:]]
+        count = math.prod(shape)
+        values = draw(st.lists(element(dtype), min_size=count, max_size=count))
+        arrays.append(np.array(values, dtype=np.float64 if DTYPES[dtype].is_float else object))
+        arrays[-1] = arrays[-1].astype(DTYPES[dtype].numpy).reshape(shape)
+    return dtype, arrays
+
+
+@settings(max_examples=200, deadline=None)
+@given(operands())
+def test_kernel_matches_the_oracle_bit_for_bit(case) -> None:
+    _, arrays = case
+    assert same_bits(maximum(arrays), oracle(arrays))
+
+
+@settings(max_examples=200, deadline=None)
+@given(operands(FLOAT_TYPES))
+def test_the_profiles_two_properties(case) -> None:
+    """y >= every broadcast input (with -0 < +0), and y is one of them (bit for bit); NaN where any input is."""
+    _, arrays = case
+    y = maximum(arrays).astype(np.float64)
+    z = [np.broadcast_to(a, y.shape).astype(np.float64) for a in arrays]
+    any_nan = np.logical_or.reduce([np.isnan(zn) for zn in z])
+    assert np.array_equal(np.isnan(y), any_nan)
+    clean = ~any_nan
+    negative_zero = (y == 0) & np.signbit(y)  # in the profile's order -0 < +0, so no input may be +0
+    for zn in z:
+        assert (y[clean] >= zn[clean]).all()
+        assert not (negative_zero & (zn == 0) & ~np.signbit(zn)).any()
+    bits = y.view(np.uint64)
+    hit = np.logical_or.reduce([bits == zn.view(np.uint64) for zn in z])
+    assert hit[clean].all()
+
+
+@settings(max_examples=100, deadline=None)
+@given(operands(INT_TYPES))
+def test_integers_are_exact_to_the_extremes(case) -> None:
+    _, arrays = case
+    got = maximum(arrays)
+    assert got.dtype == arrays[0].dtype
+    assert np.array_equal(got, oracle(arrays))
+
+
+@pytest.mark.parametrize("zeros", [3, 400])
+def test_signed_zero_fix_in_sparse_and_dense_results(zeros) -> None:
+    """A few zero results are fixed where they are; many take one more pass: both give +0 over -0."""
+    rng = np.random.default_rng(zeros)
+    rows = -np.abs(rng.standard_normal((40, 1))).astype(np.float32) - 1
+    grid = -np.abs(rng.standard_normal((40, 50))).astype(np.float32) - 1
+    flat = grid.reshape(-1)
+    spots = rng.choice(flat.size, zeros, replace=False)
+    flat[spots] = -0.0
+    positive = np.zeros((40, 50), dtype=np.float32) - 2
+    positive.reshape(-1)[spots[::2]] = 0.0
+    for arrays in ([grid, rows, positive], [positive, grid, rows], [rows, positive, grid]):
+        got = maximum(arrays)
+        assert same_bits(got, oracle(arrays))
+        assert np.signbit(got.reshape(-1)[spots[1::2]]).all()
+        assert not np.signbit(got.reshape(-1)[spots[::2]]).any()
+
+
+def test_narrow_floats_stay_exact() -> None:
+    f16 = np.array([65504, 6e-08, -0.0], dtype=np.float16)
+    bf16 = np.array([1.0078125, 1, -0.0], dtype=ml_dtypes.bfloat16)
+    assert same_bits(maximum([f16, f16[::-1]]), np.array([65504, 6e-08, 65504], dtype=np.float16))
+    assert same_bits(maximum([bf16, -bf16]), np.array([1.0078125, 1, 0.0], dtype=ml_dtypes.bfloat16))
+
+
+def test_one_input_is_copied() -> None:
+    x = np.array([-0.0, math.nan], dtype=np.float32)
+    y = maximum([x])
+    assert same_bits(y, x) and y is not x
+
+
+# --- rules through the API --------------------------------------------------------------------
+
+
+def post(client, inputs, outputs=None, path="/v1/validate"):
+    body = {"kind": "Max", "inputs": inputs}
+    if outputs is not None:
+        body["outputs"] = outputs
+    return client.post(path, json=body)
+
+
+def diagnostics(client, inputs, outputs=None) -> list[tuple[str, str, str]]:
+    response = post(client, inputs, outputs)
+    assert response.status_code == 200, response.text
+    return [(d["rule"], d["path"], d["message"]) for d in response.json()["diagnostics"]]
+
+
+def shapes(*shape_list) -> list[dict]:
+    return [{"dtype": "f32", "shape": shape} for shape in shape_list]
+
+
+def test_brief_message_for_a_clash(client) -> None:
+    assert diagnostics(client, shapes([2, 4], [3])) == [
+        (
+            "RJ",
+            "inputs[1].shape[0]",
+            "input 1 has size 3 in dim 1, where the largest size is 4; each input must have 4 or 1 there",
+        )
+    ]
+
+
+def test_every_dim_has_its_letter(client) -> None:
+    """A clash in each of 16 dims is reported 16 times, under RI, RJ, ... RX, at that input's axes."""
+    found = diagnostics(client, shapes([2] * 16, [3] * 16))
+    assert [(rule, path) for rule, path, _ in found] == [
+        (f"R{letter}", f"inputs[0].shape[{dim}]") for dim, letter in enumerate("IJKLMNOPQRSTUVWX")
+    ]
+
+
+def test_letters_past_the_default_rank_limit() -> None:
+    assert [max_op.restriction_id(d) for d in (0, 3, 16, 17, 18, 40)] == ["RI", "RL", "RY", "RZ", "C2", "C2"]
+
+
+def test_zero_beside_one_says_why_numpy_differs(client) -> None:
+    [(rule, path, message)] = diagnostics(client, shapes([0], [1]))
+    assert (rule, path) == ("RI", "inputs[0].shape[0]")
+    assert message.startswith("input 0 has size 0 in dim 0, where the largest size is 1")
+    assert "NumPy would give 0" in message
+
+
+def test_paths_index_each_inputs_own_shape(client) -> None:
+    """Output dim 1 is axis 0 of the shorter input: the path says so."""
+    found = diagnostics(client, shapes([5, 4, 3], [2, 3], [1, 4, 1]))
+    assert [(rule, path) for rule, path, _ in found] == [("RJ", "inputs[1].shape[0]")]
+
+
+def test_clash_beside_an_unknown_rank_is_c2_counted_from_the_right(client) -> None:
+    [(rule, path, message)] = diagnostics(client, shapes([2, 3], None, [4, 3]))
+    assert (rule, path) == ("C2", "inputs[0].shape[0]")
+    assert "dim -2 (counted from the right" in message
+
+
+@pytest.mark.parametrize(
+    ("given", "shape", "warned"),
+    [
+        ((["N"], [1]), ["N"], None),
+        ((["N"], ["N"]), ["N"], None),
+        ((["N", 2], [3, 1]), [3, 2], "N (input 0) in dim 0 is taken to be 3 or 1"),
+        ((["N"], ["M"]), [-1], "in dim 0, N (input 0) and M (input 1) must be equal or 1"),
+        (([-1], [5]), [5], "the unknown size of input 0 in dim 0 is taken to be 5 or 1"),
+        ((["N"], [0]), [0], "N (input 0) in dim 0 is taken to be 0"),
+        (([-1], [-1]), [-1], None),
+        ((None, ["N"]), None, None),
+    ],
+)
+def test_symbolic_dims(client, given, shape, warned) -> None:
+    response = post(client, shapes(*given))
+    verdict = response.json()
+    assert verdict["valid"] is True
+    assert verdict["outputs"] == [{"dtype": "f32", "shape": shape}]
+    found = [(d["rule"], d["severity"], d["message"]) for d in verdict["diagnostics"]]
+    if warned is None:
+        assert found == []
+    else:
+        [(rule, severity, message)] = found
+        assert (rule, severity) == ("Max.broadcast.assumption", "warning")
+        assert message.startswith(warned)
+
+
+def test_assumption_points_at_the_symbol(client) -> None:
+    verdict = post(client, shapes([2, 3], [1, "K"])).json()
+    assert [d["path"] for d in verdict["diagnostics"]] == ["inputs[1].shape[1]"]
+
+
+def test_one_dtype_for_all_inputs(client) -> None:
+    inputs = [{"dtype": dt, "shape": [2]} for dt in ("s16", "s16", "u16", "s16", "f16")]
+    found = diagnostics(client, inputs)
+    assert found == [
+        (
+            "C1",
+            "inputs[2].dtype",
+            "input 2 has dtype u16, but input 0 has s16; all inputs of Max share one dtype T",
+        ),
+        (
+            "C1",
+            "inputs[4].dtype",
+            "input 4 has dtype f16, but input 0 has s16; all inputs of Max share one dtype T",
+        ),
+    ]
+    same = [{"dtype": "int16", "shape": [2]}, {"dtype": "s16", "shape": [1]}]
+    assert post(client, same).json()["outputs"] == [{"dtype": "s16", "shape": [2]}]
+
+
+def test_a_type_off_the_list_is_c1_once(client) -> None:
+    found = diagnostics(client, [{"dtype": "sa8", "shape": [2]}, {"dtype": "s8", "shape": [2]}])
+    assert [(rule, path) for rule, path, _ in found] == [("C1", "inputs[0].dtype")]
+
+
+def test_errors_in_dtype_and_shape_come_together(client) -> None:
+    found = diagnostics(client, [{"dtype": "f32", "shape": [2]}, {"dtype": "f64", "shape": [3]}])
+    assert {(rule, path) for rule, path, _ in found} == {
+        ("C1", "inputs[1].dtype"),
+        ("RI", "inputs[0].shape[0]"),
+    }
+
+
+def test_many_inputs(client) -> None:
+    inputs = [{"dtype": "u8", "shape": [1, 2], "data": [[i % 256, 255 - i % 256]]} for i in range(300)]
+    response = post(client, inputs, path="/v1/evaluate")
+    assert response.status_code == 200, response.text
+    assert response.json()["outputs"][0]["data"] == [[255, 255]]
+
+
+# --- every endpoint ---------------------------------------------------------------------------
+
+
+def test_listed_with_its_rules_and_types(client) -> None:
+    assert "Max" in {op["kind"] for op in client.get("/v1/ops").json()}
+    detail = client.get("/v1/ops/Max").json()
+    assert detail["attributes"]["properties"] == {}
+    assert detail["inputs"][0]["variadic"] is True
+    assert len(detail["dtypes"]) == 12
+    rules = {rule["id"]: rule for rule in detail["rules"]}
+    assert {"C1", "C2", "RI", "RX", "Max.broadcast.assumption"} <= set(rules)
+    assert rules["Max.broadcast.assumption"]["severity"] == "warning"
+    assert rules["RJ"]["spec"].endswith("restriction RJ of the broadcasting rule")
+
+
+def test_batch(client) -> None:
+    good = {"kind": "Max", "inputs": shapes([2], [1])}
+    bad = {"kind": "Max", "inputs": shapes([2], [3])}
+    results = client.post("/v1/validate/batch", json={"ops": [good, bad]}).json()["results"]
+    assert [r["valid"] for r in results] == [True, False]
+
+
+def test_evaluate_base64_round_trip_of_64_bit_extremes(client) -> None:
+    low = np.array([np.iinfo(np.int64).min, 7], dtype="<i8")
+    high = np.array([-1, np.iinfo(np.int64).min], dtype="<i8")
+    inputs = [
+        {
+            "dtype": "s64",
+            "shape": [2],
+            "data": {"encoding": "base64", "bytes": base64.b64encode(a.tobytes()).decode()},
+        }
+        for a in (low, high)
+    ]
+    response = post(client, inputs, path="/v1/evaluate")
+    assert response.status_code == 200, response.text
+    raw = base64.b64decode(response.json()["outputs"][0]["data"]["bytes"])
+    assert np.frombuffer(raw, dtype="<i8").tolist() == [-1, 7]
+
+
+def test_evaluate_refuses_an_invalid_or_dataless_descriptor(client) -> None:
+    invalid = post(
+        client,
+        [{"dtype": "f32", "shape": [2], "data": [1, 2]}, {"dtype": "f32", "shape": [3], "data": [1, 2, 3]}],
+        path="/v1/evaluate",
+    )
+    assert invalid.status_code == 422
+    assert [d["rule"] for d in invalid.json()["diagnostics"]] == ["RI"]
+    dataless = post(client, shapes([2]), path="/v1/evaluate")
+    assert dataless.status_code == 422
+
+
+def test_cli_check(tmp_path, capsys) -> None:
+    path = tmp_path / "max.json"
+    path.write_text(
+        '{"kind": "Max", "inputs": [{"dtype": "f32", "shape": [2, 4]}, {"dtype": "f32", "shape": [3]}]}'
+    )
+    assert main(["check", str(path)]) == EXIT_INVALID
+    assert "error RJ at inputs[1].shape[0]" in capsys.readouterr().out
