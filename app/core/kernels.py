@@ -98,13 +98,24 @@ def segment_max(x: np.ndarray, ids: np.ndarray, count: int, fill: int | float) -
 
 def maximum(arrays: Sequence[np.ndarray]) -> np.ndarray:
     """Elementwise maximum of one or more arrays of one dtype, broadcast together (NumPy's rule; the
-    caller has already checked the strict one). A new array; NaN absorbs and +0 beats -0."""
-    wide = [widen(a) for a in arrays]
-    shape = np.broadcast_shapes(*(a.shape for a in wide))
+    caller has already checked the strict one). A new array; NaN absorbs and +0 beats -0.
+
+    Inputs of one shape are folded at their own size first, so the passes over the broadcast result
+    number the distinct shapes, not the inputs: a thousand scalars beside a large tensor cost one pass
+    over it, not a thousand."""
+    by_shape: dict[tuple[int, ...], list[np.ndarray]] = {}
+    for a in arrays:
+        by_shape.setdefault(a.shape, []).append(widen(a))
+    groups = [group[0] if len(group) == 1 else _exact_max(shape, group) for shape, group in by_shape.items()]
+    shape = np.broadcast_shapes(*by_shape)
+    return _exact_max(shape, groups).astype(arrays[0].dtype, copy=False)
+
+
+def _exact_max(shape: tuple[int, ...], wide: Sequence[np.ndarray]) -> np.ndarray:
     result = _fold(np.maximum, np.empty(shape, dtype=wide[0].dtype), wide)
     if result.dtype.kind == "f":
         _prefer_positive_zero(result, wide)
-    return result.astype(arrays[0].dtype, copy=False)
+    return result
 
 
 def _fold(ufunc: np.ufunc, out: np.ndarray, arrays: Sequence[np.ndarray]) -> np.ndarray:

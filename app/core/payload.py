@@ -63,13 +63,16 @@ def layout(tensor: Tensor, path: str) -> Layout:
     static: tuple[int, ...] = shape  # type: ignore[assignment]
     if tensor.strides is None:
         return Layout(static, None, numel(static))
-    strides = tuple(tensor.strides)
-    for axis, stride in enumerate(strides):
+    for axis, stride in enumerate(tensor.strides):
         if stride < 0:
             raise PayloadError(
                 f"{path}.strides[{axis}]", f"stride {stride} is negative; strides must be >= 0"
             )
-    extent = 0 if numel(static) == 0 else 1 + sum((d - 1) * s for d, s in zip(static, strides, strict=True))
+    empty = numel(static) == 0
+    # A dim of size 1 never steps, and a tensor with no elements reads nothing, so those strides are
+    # never used: 0 in their place keeps NumPy's byte strides (int64) in range whatever was given.
+    strides = tuple(0 if empty or d == 1 else s for d, s in zip(static, tensor.strides, strict=True))
+    extent = 0 if empty else 1 + sum((d - 1) * s for d, s in zip(static, strides, strict=True))
     return Layout(static, strides, extent)
 
 
@@ -115,14 +118,16 @@ def buffer_nbytes(array: np.ndarray) -> int:
 
 
 def refuse_wide_dims(shape: tuple[int, ...], name: str, path: str, settings: Settings) -> None:
-    """A dim above max_elements is refused even when another dim is 0 and there are no elements:
-    NumPy cannot lay out such a shape (its byte size overflows before the 0 counts)."""
-    widest = max(shape, default=0)
-    if widest > settings.max_elements:
+    """A shape whose non-zero dims multiply past max_elements is refused even when a 0 leaves it no
+    elements: NumPy multiplies the non-zero dims (and the item size) to lay it out, and that product
+    overflows whatever the 0 ([0, 2**24, 2**24, 2**24] as much as [2**63, 0])."""
+    spread = math.prod(d for d in shape if d)
+    if spread > settings.max_elements:
+        what = "has a dim of" if spread == max(shape) else "has non-zero dims multiplying to"
         raise LimitExceeded(
             path,
             "max_elements",
-            f"{name} {format_shape(shape)} has a dim of {widest:,}, above the limit of "
+            f"{name} {format_shape(shape)} {what} {spread:,}, above the limit of "
             f"{settings.max_elements:,} (max_elements)",
         )
 

@@ -16,6 +16,7 @@ from pydantic import AliasChoices, Field, PrivateAttr, StrictInt, model_validato
 
 from app.core.diagnostics import Rule
 from app.core.engine import Context
+from app.core.payload import layout
 from app.core.registry import Attrs, Descriptor, KernelSteps, OpSpec, OutputType, Port
 from app.core.shapes import Shape, format_shape
 from app.core.tensors import mli_quant_problems, mli_stride_problems
@@ -227,7 +228,8 @@ def kernel_steps(d: ArgmaxOp, arrays: list[np.ndarray]) -> KernelSteps:
 
 def evaluate(d: ArgmaxOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
     src, axis, k = arrays[0], d.attrs.axis, d.attrs.top_k
-    strides = d.inputs[0].strides or _dense_strides(src.shape)
+    # The strides decode used: a size-1 dim's stride is never stepped and may be any size, so it is 0 there.
+    strides = layout(d.inputs[0], "inputs[0]").strides or _dense_strides(src.shape)
     rows = _slices(src, axis)
     if axis < 0:
         outer, inner_shape, inner_strides = 0, src.shape, strides

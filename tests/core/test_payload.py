@@ -20,7 +20,7 @@ from app.core.tensors import Tensor
 SETTINGS = Settings()
 
 
-def tensor(dtype: str, shape, data, **extra) -> Tensor:
+def tensor(dtype: str, shape, data=None, **extra) -> Tensor:
     return Tensor(dtype=dtype, shape=shape, data=data, **extra)
 
 
@@ -151,3 +151,34 @@ def test_element_limit_is_checked_before_decoding() -> None:
         decode(huge, "inputs[0]", small)
     assert caught.value.limit == "max_elements"
     assert "1,099,511,627,776" in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("shape", "strides", "data"),
+    [
+        ([1], [2**100], [1.5]),
+        ([1, 2], [2**62, 1], [1.5, 2.5]),
+        ([0, 2], [2**100, 1], []),
+        ([2, 0], [1, 2**70], []),
+    ],
+)
+def test_a_stride_that_is_never_stepped_may_be_any_size(shape, strides, data) -> None:
+    """A size-1 dim's stride, or any stride of an empty tensor, is never used: it is not a 500 (NumPy's byte
+    strides are int64, and 2**100 * 4 overflowed them)."""
+    array = decode(tensor("f32", shape, data, strides=strides), "inputs[0]", SETTINGS)
+    assert array.shape == tuple(shape)
+    assert array.reshape(-1).tolist() == data
+
+
+@pytest.mark.parametrize(
+    ("shape", "extra"),
+    [
+        ([0, 2**24, 2**24, 2**24], {"data": []}),  # no elements, but NumPy cannot lay it out
+        ([2**13, 2**12], {"data": [1.0], "strides": [0, 0]}),  # one value in memory, 2**25 elements to read
+    ],
+)
+def test_a_shape_is_refused_when_its_dims_multiply_past_the_limit(shape, extra) -> None:
+    with pytest.raises(LimitExceeded) as caught:
+        decode(tensor("f32", shape, **extra), "inputs[0]", SETTINGS)
+    assert caught.value.limit == "max_elements"
+    assert caught.value.path == "inputs[0].shape"

@@ -151,6 +151,18 @@ def test_narrow_floats_stay_exact() -> None:
     assert same_bits(maximum([bf16, -bf16]), np.array([1.0078125, 1, 0.0], dtype=ml_dtypes.bfloat16))
 
 
+def test_inputs_of_one_shape_are_folded_first_and_stay_exact() -> None:
+    """maximum folds same-shape inputs at their own size before broadcasting (a thousand scalars beside a
+    large tensor cost one pass over it): the +0 / -0 and NaN rules hold inside a group too."""
+    grid = np.full((2, 3), -0.0, dtype=np.float32)
+    zeros = [np.array(-0.0, dtype=np.float32)] * 50 + [np.array(0.0, dtype=np.float32)]
+    got = maximum([grid, *zeros, np.array(-1.0, dtype=np.float32)])
+    assert same_bits(got, np.zeros((2, 3), dtype=np.float32))
+    rows = [np.array([[-0.0, 1, -5]], dtype=np.float32), np.array([[0.0, math.nan, -6]], dtype=np.float32)]
+    got = maximum([grid, *rows, np.array(-0.0, dtype=np.float32)])
+    assert same_bits(got, np.array([[0.0, math.nan, -0.0]] * 2, dtype=np.float32))
+
+
 def test_one_input_is_copied() -> None:
     x = np.array([-0.0, math.nan], dtype=np.float32)
     y = maximum([x])
