@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.core.kernels import run_starts
 from app.ops.segment_max import SegmentMaxOp, evaluate
-from bench.timing import best_of
+from bench.timing import race
 
 SEGMENTS = 10_000
 
@@ -39,9 +39,12 @@ def main() -> None:
                 {"dtype": "s32", "shape": []},
             ],
         )
-        ours = best_of(9, lambda d=descriptor, a=(data, ids, count): evaluate(d, list(a)))
-        bare = best_of(9, lambda x=data, s=starts: np.maximum.reduceat(x, s, axis=0))
-        plain = best_of(9, lambda x=data, i=ids: np.maximum.reduceat(x, _plain_starts(i), axis=0))
+        ours, bare, plain = race(
+            15,
+            lambda d=descriptor, a=(data, ids, count): evaluate(d, list(a)),
+            lambda x=data, s=starts: np.maximum.reduceat(x, s, axis=0),
+            lambda x=data, i=ids: np.maximum.reduceat(x, _plain_starts(i), axis=0),
+        )
         print(
             f"SegmentMax f32 [{rows:,} x {inner}], {SEGMENTS:,} segments ({SEGMENTS - starts.size} empty): "
             f"{ours * 1e3:6.2f} ms | reduceat, starts given: {bare * 1e3:6.2f} ms, ratio {ours / bare:.2f} "

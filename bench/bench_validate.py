@@ -1,6 +1,6 @@
-"""Validation speed: (a) in-process validate+infer per descriptor, single and batch; (b) POST
-/v1/validate throughput against a bare FastAPI route answering a fixed body of the same size, on the
-same server, in the same run. Prints figures; asserts nothing.
+"""Validation speed: (a) in-process validate+infer per descriptor, single and batch, for the ReduceMax
+mix and for all four ops; (b) POST /v1/validate throughput against a bare FastAPI route answering a
+fixed body of the same size, on the same server, in the same run. Prints figures; asserts nothing.
 
     .venv/bin/python bench/bench_validate.py [--requests 3000]
 """
@@ -42,10 +42,34 @@ MIX = [
     {"kind": "ReduceMax", "attrs": {"axes": []}, "inputs": [{"dtype": "f32", "shape": None}]},
 ]
 
+# The other three ops, one descriptor each: symbols, constant ids, strides and a declared output.
+OTHER_OPS = [
+    {
+        "kind": "SegmentMax",
+        "attrs": {"fill_mode": "LOWEST"},
+        "inputs": [
+            {"dtype": "f32", "shape": ["N", 4]},
+            {"dtype": "s64", "shape": [6], "data": [0, 0, 1, 3, 3, 3]},
+        ],
+    },
+    {"kind": "Max", "inputs": [{"dtype": "f32", "shape": ["N", 3, 1]}, {"dtype": "f32", "shape": [4]}]},
+    {
+        "kind": "mli_krn_argmax_sa8",
+        "attrs": {"axis": 1, "top_k": 2},
+        "inputs": [{"dtype": "sa8", "shape": [2, 8, 4], "strides": [40, 5, 1], "quant": {"scale": 1}}],
+        "outputs": [{"dtype": "sa32", "shape": [8, 2]}],
+    },
+]
+
 
 def in_process(rounds: int) -> None:
+    for label, mix in (("ReduceMax mix", MIX), ("all four ops", MIX + OTHER_OPS)):
+        _in_process(label, mix, rounds)
+
+
+def _in_process(label: str, mix: list[dict], rounds: int) -> None:
     settings = get_settings()
-    bodies = MIX * rounds
+    bodies = mix * rounds
 
     def single() -> None:
         for body in bodies:
@@ -63,7 +87,8 @@ def in_process(rounds: int) -> None:
         seconds = best_of(5, run)
         per = seconds / len(bodies)
         print(
-            f"(a) in-process validate+infer, {name:6}: {per * 1e6:7.1f} us/descriptor  {1 / per:10,.0f} descriptors/s"
+            f"(a) in-process validate+infer, {label}, {name:6}: {per * 1e6:7.1f} us/descriptor  "
+            f"{1 / per:10,.0f} descriptors/s"
         )
 
 
