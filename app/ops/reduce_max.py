@@ -80,8 +80,25 @@ def _axes_source(d: ReduceMaxOp, ctx: Context) -> tuple[list[int] | None, str]:
             f"the axes input must be 1-D; it has shape {format_shape(axes_input.shape)}",
         )
         return None, "inputs[1].data"
+    if axes_input.shape == (0,):
+        return [], "inputs[1].shape"  # an empty axes input needs no data: its values are known, none
     values = ctx.values(1)
     return (None if values is None else [int(v) for v in values.reshape(-1)]), "inputs[1].data"
+
+
+def _check_repeats(axes: list[int], path: str, ctx: Context) -> bool:
+    """With src's rank unknown, axes cannot be wrapped or range-checked, but a value given twice is a
+    repeat at any rank; True when there is none."""
+    first: dict[int, int] = {}
+    for position, axis in enumerate(axes):
+        if axis in first:
+            ctx.error(
+                f"{KIND}.axes.unique",
+                f"{path}[{position}]",
+                f"axis {axis} repeats axis {axis} at position {first[axis]}; each axis may be reduced once",
+            )
+        first.setdefault(axis, position)
+    return len(first) == len(axes)
 
 
 def infer(d: ReduceMaxOp, ctx: Context) -> list[OutputType] | None:
@@ -89,15 +106,35 @@ def infer(d: ReduceMaxOp, ctx: Context) -> list[OutputType] | None:
     dtype = src.dtype if src.dtype in SRC_DTYPES else None
     axes, path = _axes_source(d, ctx)
     keep = d.attrs.keep_dims
+    if axes == []:  # whatever src's rank: oneDNN rejects empty axes before it looks at shapes
+        ctx.warn(
+            f"{KIND}.onednn.empty_axes",
+            path,
+            "empty axes make ReduceMax the identity (dst = src), as the spec says; oneDNN 3.13 reports "
+            "such a partition as unsupported",
+        )
     if src.shape is None:
+        if axes is not None and not _check_repeats(axes, path, ctx):
+            return None
         return None if dtype is None else [OutputType(dtype, None)]
     rank = len(src.shape)
     if axes is None:
         # Values unknown: with keep_dims the rank stays and only dims already 1 are certain.
         count = d.inputs[1].shape[0] if d.inputs[1].shape and len(d.inputs[1].shape) == 1 else None
-        if keep:
+        if isinstance(count, int) and count > rank:
+            # Wrapped into [0, r-1], more than r axes cannot all differ, whatever their values.
+            ctx.error(
+                f"{KIND}.axes.unique",
+                "inputs[1].shape[0]",
+                f"the axes input holds {count} axes, but src {format_shape(src.shape)} has rank {rank}: "
+                f"at most {rank} axes can be unique",
+            )
+            return None
+        if count == rank:  # unique and in range, so every axis: which order they come in does not matter
+            shape = reduce_shape(src.shape, range(rank), keep)
+        elif keep:
             shape = tuple(1 if dim == 1 else None for dim in src.shape)
-        elif isinstance(count, int) and count <= rank:
+        elif isinstance(count, int):
             shape = (None,) * (rank - count)
         else:
             shape = None
@@ -109,13 +146,6 @@ def infer(d: ReduceMaxOp, ctx: Context) -> list[OutputType] | None:
     if normalized.problems:
         return None
     reduced = normalized.axes
-    if not reduced:
-        ctx.warn(
-            f"{KIND}.onednn.empty_axes",
-            path,
-            "empty axes make ReduceMax the identity (dst = src), as the spec says; oneDNN 3.13 reports "
-            "such a partition as unsupported",
-        )
     for axis in reduced:
         if src.shape[axis] == 0:
             ctx.warn(
