@@ -9,7 +9,7 @@ for the same fault (mli_chk_argmax in lib/src/private/src/mli_check.cc), where i
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import numpy as np
 from pydantic import AliasChoices, Field, PrivateAttr, StrictInt, model_validator
@@ -35,12 +35,16 @@ TYPE_MISMATCH = "MLI_STATUS_TYPE_MISMATCH"
 NOT_ENOUGH_MEMORY = "MLI_STATUS_NOT_ENGH_MEM"  # sic
 
 
+# mli_argmax_cfg holds both fields as int32_t: a value outside it cannot reach the kernel at all.
+Int32 = Annotated[StrictInt, Field(ge=-(1 << 31), le=(1 << 31) - 1)]
+
+
 class ArgmaxAttrs(Attrs):
-    axis: StrictInt = Field(
+    axis: Int32 = Field(
         description="Dim of in whose index picks the slice (0 is the outermost); negative: the whole tensor is "
-        "one slice. Must be below in's rank."
+        "one slice. Must be below in's rank. An int32, as in mli_argmax_cfg."
     )
-    top_k: StrictInt = Field(
+    top_k: Int32 = Field(
         validation_alias=AliasChoices("top_k", "topk"),
         description="Positions returned per slice (MLI's cfg.topk; alias topk): from 1 to the slice size.",
     )
