@@ -167,12 +167,22 @@ def _check_shapes(d: SegmentMaxOp, ctx: Context) -> None:
         )
 
 
+def _ids_empty(d: SegmentMaxOp) -> bool:
+    """segment_ids is known to hold no ids: its length is 0, or unknown beside data with no rows."""
+    ids, data = d.inputs[1], d.inputs[0]
+    if ids.rank != 1:
+        return False
+    length = ids.shape[0]  # type: ignore[index]
+    no_rows = bool(data.shape) and data.shape[0] == 0  # type: ignore[index]
+    return length == 0 or (no_rows and not isinstance(length, int))
+
+
 def _segment_ids(d: SegmentMaxOp, ctx: Context) -> tuple[np.ndarray | None, bool]:
-    """The ids' values when known (an empty shape [0] needs no data), and whether they are valid."""
+    """The ids' values when known (empty ids need no data), and whether they are valid."""
     ids = d.inputs[1]
     if ids.rank != 1 or ids.dtype not in INDEX:
         return None, False
-    values = np.zeros(0, dtype=np.int64) if ids.shape == (0,) else ctx.values(1)
+    values = np.zeros(0, dtype=np.int64) if _ids_empty(d) else ctx.values(1)
     if values is None:
         return None, False
     non_negative = _check_non_negative(values, ctx)
@@ -303,7 +313,7 @@ def _warn_openvino_shapes(d: SegmentMaxOp, ctx: Context, ids, ids_ok: bool, coun
             f"an empty segment holds {dtype}'s lowest value {lowest}; OpenVINO's CPU plugin computes {dtype} "
             "in f32 or i32 and fills a different value",
         )
-    if len(d.inputs) < 3 and d.inputs[1].shape == (0,):
+    if len(d.inputs) < 3 and _ids_empty(d):
         ctx.warn(
             f"{KIND}.openvino.empty_ids",
             "inputs[1].shape[0]",
