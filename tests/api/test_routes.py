@@ -253,3 +253,24 @@ def test_openapi_refs_all_resolve(client) -> None:
     assert refs <= set(schema["components"]["schemas"]), refs - set(schema["components"]["schemas"])
     evaluate = schema["paths"]["/v1/evaluate"]["post"]["requestBody"]["content"]["application/json"]
     assert evaluate["schema"]["discriminator"]["propertyName"] == "kind"
+
+
+def _listed_examples() -> list:
+    from app.ops import REGISTRY
+
+    return [
+        pytest.param(example, id=f"{kind} example {index}")
+        for kind, spec in REGISTRY.items()
+        for index, example in enumerate(spec.examples)
+    ]
+
+
+@pytest.mark.parametrize("example", _listed_examples())
+def test_every_listed_example_is_valid_and_evaluates_when_it_has_data(client, example) -> None:
+    """GET /v1/ops/{kind} and the OpenAPI page show these as worked examples: each must hold."""
+    verdict = client.post("/v1/validate", json=example).json()
+    assert verdict["valid"] is True, verdict["diagnostics"]
+    if all("data" in tensor for tensor in example["inputs"]):
+        evaluated = client.post("/v1/evaluate", json=example)
+        assert evaluated.status_code == 200, evaluated.text
+        assert [o["shape"] for o in evaluated.json()["outputs"]] == [o["shape"] for o in verdict["outputs"]]
