@@ -73,7 +73,7 @@ def _check_inputs(spec: OpSpec, ctx: Context) -> bool:
         ports = ", ".join(p.name + (" (optional)" if p.optional else "") for p in spec.inputs)
         wanted = f"{low}" if low == high else f"{low} to {high}"
         ctx.error(
-            spec.count_rule or f"{spec.kind}.inputs.count",
+            spec.input_count_rule,
             "inputs",
             f"{spec.kind} takes {wanted} inputs ({ports}); {len(inputs)} given",
         )

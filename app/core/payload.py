@@ -209,7 +209,8 @@ def _from_values(data: Any, dt: DType, path: str, lay: Layout) -> np.ndarray:
     return _integers(flat, dt, path, expected)
 
 
-def _where(position: int, shape: tuple[int, ...] | None) -> str:
+def element_index(position: int, shape: tuple[int, ...] | None) -> str:
+    """The index of a row-major position as a request path suffix: `[i]`, or `[i][j]...` by shape."""
     if shape is None or len(shape) <= 1:
         return f"[{position}]"
     return "".join(f"[{i}]" for i in np.unravel_index(position, shape))
@@ -219,7 +220,7 @@ def _only(flat: np.ndarray, allowed: tuple[type, ...], expected: str, path: str,
     if all(t in allowed for t in set(map(type, flat))):
         return
     position, value = next((i, v) for i, v in enumerate(flat) if type(v) not in allowed)
-    raise PayloadError(f"{path}{_where(position, shape)}", f"value {value!r} is not {expected}")
+    raise PayloadError(f"{path}{element_index(position, shape)}", f"value {value!r} is not {expected}")
 
 
 def _floats(flat: np.ndarray, dt: DType, path: str) -> np.ndarray:
@@ -281,7 +282,7 @@ def _integers(flat: np.ndarray, dt: DType, path: str, shape) -> np.ndarray:
             bad = smallest if smallest < low else largest
             position = next(i for i, v in enumerate(flat) if v == bad)
             raise PayloadError(
-                f"{path}{_where(position, shape)}",
+                f"{path}{element_index(position, shape)}",
                 f"value {bad} is outside the range of {dt.name} [{low}, {high}]",
             )
     return flat.astype(dt.numpy)

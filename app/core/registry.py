@@ -110,8 +110,10 @@ class OpSpec:
         own = {rule.id for rule in self.rules}
         common = tuple(
             rule
-            for rule in common_rules(self.kind, self.source, self.dtype_source or self.source, self.inputs)
-            if rule.id not in own and not (self.count_rule and rule.id == f"{self.kind}.inputs.count")
+            for rule in common_rules(
+                self.kind, self.source, self.dtype_source or self.source, self.inputs, self.input_count_rule
+            )
+            if rule.id not in own
         )
         object.__setattr__(self, "all_rules", self.rules + common)
         object.__setattr__(self, "rule_book", {rule.id: rule for rule in self.all_rules})
@@ -120,6 +122,10 @@ class OpSpec:
     @property
     def aliases(self) -> tuple[str, ...]:
         return tuple(name for name in self.descriptor.names if name != self.kind)
+
+    @property
+    def input_count_rule(self) -> str:
+        return self.count_rule or f"{self.kind}.inputs.count"
 
     @property
     def arity(self) -> tuple[int, int]:
@@ -135,10 +141,12 @@ def port_dtype_rule(kind: str, port: Port) -> str:
     return port.dtype_rule or f"{kind}.{port.name}.dtype"
 
 
-def common_rules(kind: str, source: str, dtype_source: str, inputs: tuple[Port, ...]) -> tuple[Rule, ...]:
+def common_rules(
+    kind: str, source: str, dtype_source: str, inputs: tuple[Port, ...], count_rule: str
+) -> tuple[Rule, ...]:
     """Rules every op has, phrased once: arity, payloads, per-port dtypes, declared outputs."""
     rules = [
-        Rule(f"{kind}.inputs.count", "The number of inputs is within what the op's ports allow.", source),
+        Rule(count_rule, "The number of inputs is within what the op's ports allow.", source),
         Rule(f"{kind}.attrs.unknown", "Only the op's own attributes are given (answered as a 422).", source),
         Rule(
             f"{kind}.inputs.data",

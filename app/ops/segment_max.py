@@ -16,6 +16,7 @@ from app.core.diagnostics import Rule
 from app.core.dtypes import DTYPES, INDEX, NUMERIC
 from app.core.engine import Context
 from app.core.kernels import count_below, run_starts, segment_max, widen
+from app.core.payload import element_index
 from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
 from app.core.shapes import Dim, dims_conflict, format_shape
 
@@ -100,7 +101,7 @@ RULES = (
 
 def _element_path(index: int, position: int, shape: tuple[int, ...]) -> str:
     """The request path of one element of inputs[index], by its row-major position."""
-    return f"inputs[{index}].data" + "".join(f"[{i}]" for i in np.unravel_index(position, shape))
+    return f"inputs[{index}].data{element_index(position, shape)}"
 
 
 # --- attributes ---------------------------------------------------------------------------------
