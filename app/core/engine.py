@@ -105,7 +105,7 @@ def _check_declared(spec: OpSpec, ctx: Context, inferred: Sequence[OutputType]) 
     for index, (want, got) in enumerate(zip(inferred, declared, strict=True)):
         port = spec.outputs[min(index, len(spec.outputs) - 1)].name
         path = f"outputs[{index}]"
-        if got.dtype != want.dtype:
+        if want.dtype is not None and got.dtype != want.dtype:
             ctx.error(
                 f"{kind}.outputs.dtype",
                 f"{path}.dtype",
@@ -139,6 +139,9 @@ def check(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Ver
         if inferred is not None:
             outputs = list(inferred)
             _check_declared(spec, ctx, outputs)
+        elif spec.output_dtypes is not None:
+            # No outputs, but the dtypes may be known: a declared dtype is checked all the same.
+            _check_declared(spec, ctx, [OutputType(dtype, None) for dtype in spec.output_dtypes(descriptor)])  # type: ignore[arg-type]
     verdict = Verdict(spec.kind, ctx.report.ok, outputs, ctx.report.diagnostics)
     return verdict, ctx
 

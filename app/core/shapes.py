@@ -11,6 +11,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from app.core.numbers import INT64_MAX, INT64_RANGE, format_int, show
+
 Dim = int | str | None
 Shape = tuple[Dim, ...]
 
@@ -25,12 +27,19 @@ def parse_dim(value: object) -> Dim:
         return None
     if isinstance(value, int):
         if value < -1:
-            raise ValueError(f"dim {value} is negative; a dim is an integer >= 0, or -1 for unknown")
+            raise ValueError(
+                f"dim {format_int(value)} is negative; a dim is an integer >= 0, or -1 for unknown"
+            )
+        if value > INT64_MAX:
+            raise ValueError(
+                f"dim {format_int(value)} is outside the int64 range {INT64_RANGE}; no implementation "
+                "can hold it"
+            )
         return value
     if isinstance(value, str) and SYMBOL.match(value):
         return value
     raise ValueError(
-        f"dim {value!r} is not a dim; a dim is an integer >= 0, -1 / null / '?' for unknown, "
+        f"dim {show(value)} is not a dim; a dim is an integer >= 0, -1 / null / '?' for unknown, "
         "or a symbol such as 'N'"
     )
 
@@ -55,7 +64,9 @@ def numel(shape: Shape) -> int:
 def format_shape(shape: Shape | None) -> str:
     if shape is None:
         return "[?] (unknown rank)"
-    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+    return (
+        "[" + ", ".join("?" if d is None else format_int(d) if isinstance(d, int) else d for d in shape) + "]"
+    )
 
 
 def dims_conflict(a: Dim, b: Dim) -> bool:
