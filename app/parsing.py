@@ -27,9 +27,15 @@ def error_path(loc: tuple[Any, ...]) -> tuple[str, str | None]:
     return "".join(parts) or "body", kind
 
 
-def describe_errors(errors: Sequence[Any]) -> list[dict[str, Any]]:
-    """Pydantic's errors as {path, type, message[, rule]} entries a person can act on."""
+def describe_errors(errors: Sequence[Any], most: int | None = None) -> list[dict[str, Any]]:
+    """Pydantic's errors as {path, type, message[, rule]} entries a person can act on; past `most`, one
+    entry says how many more there are."""
     out = []
+    if most is not None and len(errors) > most:
+        left_out = len(errors) - most
+        errors = errors[:most]
+    else:
+        left_out = 0
     for error in errors:
         path, kind = error_path(tuple(error.get("loc", ())))
         kind_tag = error.get("ctx", {}) or {}
@@ -64,4 +70,12 @@ def describe_errors(errors: Sequence[Any]) -> list[dict[str, Any]]:
                 message += f" (given: {show(given)})"  # short, whatever the client sent
             entry["message"] = message
         out.append(entry)
+    if left_out:
+        out.append(
+            {
+                "path": "body",
+                "type": "too_many_errors",
+                "message": f"{left_out:,} more errors left out: at most {most:,} are listed (max_diagnostics)",
+            }
+        )
     return out

@@ -42,12 +42,12 @@ def _summary(errors: list[dict[str, Any]]) -> str:
 def install(app: FastAPI) -> None:
     @app.exception_handler(RequestValidationError)
     async def _malformed(request: Request, exc: RequestValidationError) -> JSONResponse:
-        errors = describe_errors(exc.errors())
+        errors = describe_errors(exc.errors(), request.app.state.settings.max_diagnostics)
         return problem(422, _summary(errors), errors)
 
     @app.exception_handler(Invalid)
     async def _invalid(request: Request, exc: Invalid) -> JSONResponse:
-        errors = [d for d in exc.verdict.diagnostics if d.severity == "error"]
+        errors = [d for d in exc.verdict.diagnostics if d.severity == "error"]  # capped by the Report
         detail = f"the {exc.verdict.kind} descriptor is not valid: " + "; ".join(
             f"{d.path}: {d.message}" for d in errors[:3]
         )

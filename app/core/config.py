@@ -26,6 +26,12 @@ class Settings(BaseSettings):
         "step at a time); a request over it is refused before it runs.",
     )
     max_batch: int = Field(1024, ge=1, description="Most descriptors in one batch request.")
+    max_diagnostics: int = Field(
+        100,
+        ge=1,
+        description="Most diagnostics listed for one descriptor (and errors in one problem body); past it, "
+        "one summary per rule says how many more there are.",
+    )
 
 
 @lru_cache

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from app.core.config import Settings
-from app.core.diagnostics import Diagnostic, PathError, Report
+from app.core.diagnostics import Diagnostic, Message, PathError, Report
 from app.core.dtypes import DTYPES, describe
 from app.core.payload import (
     LimitExceeded,
@@ -32,13 +32,13 @@ class Context:
         self.spec = spec
         self.descriptor = descriptor
         self.settings = settings
-        self.report = Report(spec.rule_book)
+        self.report = Report(spec.rule_book, settings.max_diagnostics)
         self._values: dict[int, np.ndarray | None] = {}
 
-    def error(self, rule: str, path: str, message: str) -> None:
+    def error(self, rule: str, path: str, message: Message) -> None:
         self.report.error(rule, path, message)
 
-    def warn(self, rule: str, path: str, message: str) -> None:
+    def warn(self, rule: str, path: str, message: Message) -> None:
         self.report.warn(rule, path, message)
 
     def values(self, index: int) -> np.ndarray | None:

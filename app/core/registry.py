@@ -36,9 +36,9 @@ class Descriptor(BaseModel):
 
     kind: str
     attrs: Attrs
-    inputs: list[Tensor] = Field(description="Input tensors in the spec's port order.")
+    inputs: list[Tensor] = Field(fail_fast=True, description="Input tensors in the spec's port order.")
     outputs: list[Tensor] | None = Field(
-        None, description="Optional declared outputs, checked against what inference gives."
+        None, fail_fast=True, description="Optional declared outputs, checked against what inference gives."
     )
 
     names: ClassVar[tuple[str, ...]] = ()

@@ -47,7 +47,10 @@ class Tensor(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     dtype: DTypeName
+    # fail_fast on every list: a list of a million bad items is one error, not a million (the errors of
+    # one request are built in full before any can be dropped).
     shape: list[int | str | None] | None = Field(
+        fail_fast=True,
         description="Dims outermost first: integer >= 0; -1, null or '?' for unknown; a symbol such as 'N'. "
         "null for unknown rank.",
         examples=[[2, "N", 4]],
@@ -60,19 +63,25 @@ class Tensor(BaseModel):
     )
     strides: list[Int64] | None = Field(
         None,
+        fail_fast=True,
         validation_alias=AliasChoices("strides", "stride", "mem_stride"),
         description="Strides in elements, outermost first (aliases: stride, mem_stride).",
     )
     quant: Quant | None = None
+
+    @field_validator("shape", mode="before")
+    @classmethod
+    def _rank(cls, shape: Any) -> Any:
+        limit = get_settings().max_rank
+        if isinstance(shape, list) and len(shape) > limit:  # before its items are looked at
+            raise ValueError(f"rank {len(shape):,} is above the limit of {limit} (max_rank)")
+        return shape
 
     @field_validator("shape", mode="after")
     @classmethod
     def _dims(cls, shape: list | None) -> Shape | None:
         if shape is None:
             return None
-        limit = get_settings().max_rank
-        if len(shape) > limit:
-            raise ValueError(f"rank {len(shape)} is above the limit of {limit} (max_rank)")
         dims = []
         for axis, dim in enumerate(shape):
             try:

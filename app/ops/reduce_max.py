@@ -28,6 +28,7 @@ assert SRC_DTYPES <= FLOATS
 
 class ReduceMaxAttrs(Attrs):
     axes: list[Int64] = Field(
+        fail_fast=True,
         default_factory=list,
         description="Axes of src to reduce, each in [-r, r-1]; negatives count from the end. Empty (the "
         "default) is the identity. Give this or the axes input, not both.",
@@ -143,7 +144,7 @@ def infer(d: ReduceMaxOp, ctx: Context) -> list[OutputType] | None:
     normalized = normalize_axes(axes, rank, operand="src")
     for problem in normalized.problems:
         rule = f"{KIND}.axes.range" if problem.kind == "range" else f"{KIND}.axes.unique"
-        ctx.error(rule, f"{path}[{problem.position}]", problem.message)
+        ctx.error(rule, f"{path}[{problem.position}]", lambda problem=problem: problem.message)
     if normalized.problems:
         return None
     reduced = normalized.axes
