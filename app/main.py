@@ -2,7 +2,7 @@
 
 from fastapi import FastAPI
 
-from app.api import problems
+from app.api import openapi, problems
 from app.api.limits import BodyLimit
 from app.api.main import V1_ROUTERS
 from app.api.routes import health
@@ -20,6 +20,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="opspec", version="0.1.0", description=DESCRIPTION)
     app.state.settings = settings
     problems.install(app)
+    openapi.install(app)
     app.include_router(health.router)
     # Each router straight onto the app: FastAPI matches nested routers level by level, and one level
     # fewer is a measurable part of a validate request.

@@ -26,6 +26,12 @@ class Settings(BaseSettings):
         "step at a time); a request over it is refused before it runs.",
     )
     max_batch: int = Field(1024, ge=1, description="Most descriptors in one batch request.")
+    inline_body_bytes: int = Field(
+        16 << 10,
+        ge=0,
+        description="Bodies up to this size are parsed and checked on the event loop (the thread-pool hop "
+        "costs more than they do); larger ones, and any that carry data, are handled in the thread pool.",
+    )
     max_diagnostics: int = Field(
         100,
         ge=1,
