@@ -5,6 +5,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
+from app.api import metrics
 from app.api.deps import SettingsDep
 from app.api.models import BatchRequest, BatchResponse, EvaluateResponse, Problem, Verdict
 from app.core import engine
@@ -62,6 +63,7 @@ _PROBLEMS = {
 
 def verdict(descriptor: Descriptor, settings: Settings) -> Verdict:
     result, _ = engine.check(BY_NAME[descriptor.kind], descriptor, settings)
+    metrics.record_verdict(result.kind, result.valid, result.diagnostics)
     outputs = None
     if result.outputs is not None:
         outputs = [
@@ -158,6 +160,11 @@ async def evaluate(request: Request, settings: SettingsDep) -> Response:
 
 def _evaluate(body: bytes, settings: Settings) -> Response:
     descriptor = parse_descriptor(body)
-    result = engine.evaluate(BY_NAME[descriptor.kind], descriptor, settings)
+    try:
+        result = engine.evaluate(BY_NAME[descriptor.kind], descriptor, settings)
+    except engine.Invalid as exc:
+        metrics.record_verdict(exc.verdict.kind, False, exc.verdict.diagnostics)
+        raise
+    metrics.record_verdict(result.kind, True, result.diagnostics)
     answer = EvaluateResponse(kind=result.kind, outputs=result.outputs, diagnostics=result.diagnostics)
     return Response(answer.model_dump_json(), media_type="application/json")
