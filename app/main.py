@@ -3,7 +3,7 @@
 from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
-from app.api import metrics, openapi, problems
+from app.api import docs, metrics, openapi, problems
 from app.api.limits import BodyLimit
 from app.api.main import V1_ROUTERS
 from app.api.middleware import Gate, MediaGate, RouteTable, configure_access_log
@@ -19,7 +19,8 @@ valid (and if not, which rule it breaks, where), what are its outputs, and what 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
-    app = FastAPI(title="opspec", version="0.1.0", description=DESCRIPTION)
+    # /docs and /redoc are our own routes (app/api/docs.py), with their assets served by the app.
+    app = FastAPI(title="opspec", version="0.1.0", description=DESCRIPTION, docs_url=None, redoc_url=None)
     app.state.settings = settings
     problems.install(app)
     openapi.install(app)
@@ -29,6 +30,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     for router in V1_ROUTERS:
         app.include_router(router, prefix="/v1")
     app.include_router(metrics.router)
+    docs.install(app)
     # Added innermost first: Gate (request id, log, metrics) wraps CORS, which wraps the 415 gate and
     # the body limits, so every answer, a preflight or a 415 too, has its id and its CORS headers.
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout)

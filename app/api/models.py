@@ -100,9 +100,14 @@ class EvaluateResponse(BaseModel):
 class Problem(BaseModel):
     """RFC 9457 problem details, with what went wrong and where."""
 
-    type: str = "about:blank"
+    type: str = Field(description="The kind of problem: a URI on this service whose page describes it.")
     title: str
     status: int
     detail: str
-    errors: list[dict[str, Any]] = Field(default_factory=list, description="Each with path and message.")
-    diagnostics: list[Diagnostic] | None = None
+    instance: str = Field(description="The request's id, as in its X-Request-ID header.")
+    errors: list[dict[str, Any]] = Field(
+        default_factory=list, description="Each with path and message (and rule or limit where one applies)."
+    )
+    diagnostics: list[Diagnostic] | None = Field(
+        None, description="The full verdict, for an invalid descriptor."
+    )

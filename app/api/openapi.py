@@ -1,4 +1,11 @@
-"""The OpenAPI document: FastAPI's, plus what routes that parse their own bodies cannot declare."""
+"""The OpenAPI document: FastAPI's, plus what it cannot say by itself.
+
+- The batch body's schema and the descriptors it refers to (the routes read their own bodies).
+- Error answers as application/problem+json, with every status the service gives: 404 for a path
+  parameter that names nothing, 408/413/415 on every POST.
+- Examples on every answer, computed by the service itself when the document is built, so they are
+  true by construction (an example that drifted from the code would be worse than none).
+"""
 
 from __future__ import annotations
 
@@ -7,9 +14,59 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 
-from app.api.models import BatchRequest
+from app.api import problems
+from app.api.models import BatchRequest, Problem
 
 REF = "#/components/schemas/{model}"
+PROBLEM_REF = {"$ref": "#/components/schemas/Problem"}
+POST_PROBLEMS = {
+    "408": ("request-timeout", "The body did not arrive within body_timeout."),
+    "413": ("too-large", "Body or evaluation over a size limit; the limit is named."),
+    "415": ("unsupported-media-type", "The body's Content-Type is not one this endpoint reads."),
+}
+
+
+def _problem_example(slug: str, status: str) -> dict[str, Any]:
+    kind = problems.KINDS[slug]
+    detail = kind.description.split(":")[0].split(";")[0]
+    return problems.body(
+        slug, detail, [{"path": "body", "message": detail}], "0f3c1c2ad5e84c7b9f6a1d2e3b4c5d6e"
+    )
+
+
+def _problem_response(description: str, slug: str, status: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "content": {problems.MEDIA_TYPE: {"schema": PROBLEM_REF, "example": _problem_example(slug, status)}},
+    }
+
+
+def _example_answers() -> dict[tuple[str, str], Any]:
+    """200 answers by (method, path), from the service's own functions on each op's first example."""
+    from app.api.routes import check, ops
+    from app.core.config import Settings
+    from app.core.engine import evaluate
+    from app.ops import BY_NAME, DESCRIPTOR, REGISTRY
+
+    settings = Settings()
+    first = next(spec for spec in REGISTRY.values() if spec.examples)
+    descriptor = DESCRIPTOR.validate_python(first.examples[0])
+    verdict = check.verdict(descriptor, settings).model_dump(mode="json")
+    answers: dict[tuple[str, str], Any] = {
+        ("post", "/v1/validate"): verdict,
+        ("post", "/v1/validate/batch"): {"results": [verdict]},
+        ("get", "/v1/ops"): [ops._summary(spec) for spec in REGISTRY.values()],
+        ("get", "/v1/ops/{kind}"): ops.describe(first).model_dump(mode="json"),
+    }
+    for kind, example in check._EVALUATE_EXAMPLES.items():
+        result = evaluate(BY_NAME[kind], DESCRIPTOR.validate_python(example["value"]), settings)
+        answers[("post", "/v1/evaluate")] = {
+            "kind": result.kind,
+            "outputs": result.outputs,
+            "diagnostics": [d.model_dump(mode="json") for d in result.diagnostics],
+        }
+        break
+    return answers
 
 
 def build(app: FastAPI) -> dict[str, Any]:
@@ -19,6 +76,27 @@ def build(app: FastAPI) -> dict[str, Any]:
     for name, definition in batch.pop("$defs", {}).items():
         components.setdefault(name, definition)
     components.setdefault("BatchRequest", batch)
+    components.setdefault("Problem", Problem.model_json_schema(ref_template=REF))
+    answers = _example_answers()
+    for path, operations in schema["paths"].items():
+        for method, operation in operations.items():
+            responses = operation.setdefault("responses", {})
+            for status, response in list(responses.items()):
+                content = response.get("content", {})
+                if status == "200" and (method, path) in answers:
+                    content.setdefault("application/json", {})["example"] = answers[(method, path)]
+                schema_ref = content.get("application/json", {}).get("schema", {}).get("$ref", "")
+                if int(status) >= 400 and schema_ref.endswith(("/Problem", "/HTTPValidationError")):
+                    slug = problems.BY_STATUS.get(int(status), problems.KINDS["malformed"]).slug
+                    responses[status] = _problem_response(response.get("description", ""), slug, status)
+            if method == "post":
+                for status, (slug, description) in POST_PROBLEMS.items():
+                    responses.setdefault(status, _problem_response(description, slug, status))
+            if "{" in path:
+                responses.setdefault("404", _problem_response("No such resource.", "not-found", "404"))
+    # FastAPI's own 422 model is never sent: every 422 is a Problem.
+    for unused in ("HTTPValidationError", "ValidationError"):
+        components.pop(unused, None)
     return schema
 
 

@@ -92,7 +92,7 @@ KINDS = {
         Kind("internal", 500, "Internal error", "A bug in opspec; please report it with the request id."),
     )
 }
-BY_STATUS = {kind.status: kind for kind in KINDS.values() if kind.slug != "invalid"}
+BY_STATUS = {kind.status: kind for kind in reversed(KINDS.values())}  # the first of a status wins
 
 
 def request_id(scope_or_request: Any) -> str:

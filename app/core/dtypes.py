@@ -6,6 +6,7 @@ bits mean (scale, zero point, fractional bits) lives in the tensor's `quant`, no
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -97,6 +98,14 @@ _ALIASES: dict[str, str] = {
     "bool": "boolean", "bool_": "boolean",
 }  # fmt: skip
 _LOOKUP: dict[str, str] = {name.lower(): name for name in DTYPES} | _ALIASES
+
+
+def _any_case(name: str) -> str:
+    return "".join(f"[{c}{c.upper()}]" if c.isalpha() else re.escape(c) for c in name)
+
+
+# Every accepted spelling, in any case, as a JSON-schema pattern: the schema says what is accepted.
+DTYPE_PATTERN = "^(?:" + "|".join(_any_case(name) for name in sorted(_LOOKUP)) + ")$"
 
 # Named groups, as JAX names its dtype classes, so an op's dtype table reads as data.
 FLOATS = frozenset({"f32", "f16", "bf16", "f64"})

@@ -46,7 +46,7 @@ class Context:
         if index not in self._values:
             tensor = self.descriptor.inputs[index]
             array = None
-            if tensor.data is not None:
+            if tensor.data is not None and tensor.strides_fit:  # unfit strides: reported, no layout
                 try:
                     array = decode(tensor, f"inputs[{index}]", self.settings)
                 except PayloadError as exc:
@@ -79,6 +79,7 @@ def _check_inputs(spec: OpSpec, ctx: Context) -> bool:
         )
         return False
     for index, tensor in enumerate(inputs):
+        _check_strides(spec, ctx, tensor, f"inputs[{index}]")
         port = spec.port(index)
         if tensor.dtype not in port.dtypes:
             ctx.error(
@@ -88,6 +89,16 @@ def _check_inputs(spec: OpSpec, ctx: Context) -> bool:
             )
         ctx.values(index)  # payload problems are reported even where no rule reads the values
     return True
+
+
+def _check_strides(spec: OpSpec, ctx: Context, tensor: Any, path: str) -> None:
+    if not tensor.strides_fit:
+        ctx.error(
+            f"{spec.kind}.strides.rank",
+            f"{path}.strides",
+            f"strides has {len(tensor.strides):,} entries but shape {format_shape(tensor.shape)} has rank "
+            f"{tensor.rank}; give one stride per dim",
+        )
 
 
 def _check_declared(spec: OpSpec, ctx: Context, inferred: Sequence[OutputType]) -> None:
@@ -134,6 +145,8 @@ def check(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Ver
     """Validate and infer: every finding is reported; outputs are given whenever they can be inferred."""
     ctx = Context(spec, descriptor, settings)
     outputs = None
+    for index, declared in enumerate(descriptor.outputs or []):
+        _check_strides(spec, ctx, declared, f"outputs[{index}]")
     if _check_inputs(spec, ctx):
         inferred = spec.infer(descriptor, ctx)
         if inferred is not None:

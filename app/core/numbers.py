@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, StrictInt
+from pydantic import AfterValidator, BeforeValidator, WithJsonSchema
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 INT64_RANGE = "[-9223372036854775808, 9223372036854775807]"
@@ -64,7 +64,23 @@ def in_int64(value: int) -> int:
     return value
 
 
-Int64 = Annotated[StrictInt, AfterValidator(in_int64)]
+def integral(value: Any) -> int:
+    """JSON's integer: 3 and 3.0 (JSON Schema counts both), never true or "3"."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"{show(value)} is not an integer")
+    return value
+
+
+Integer = Annotated[int, BeforeValidator(integral)]
+"""An integer as JSON Schema has it (what the schema says is what is accepted)."""
+
+Int64 = Annotated[
+    Integer,
+    AfterValidator(in_int64),
+    WithJsonSchema({"type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX}),
+]
 """A strict integer that a real implementation can hold: int64."""
 
 F64_RANGE = "[-1.7976931348623157e+308, 1.7976931348623157e+308]"
@@ -90,7 +106,20 @@ def bounded(value: Any) -> Any:
     return value
 
 
-Number = Annotated[int | float, AfterValidator(bounded)]
-"""An int64 or a finite float: what JSON can spell (1e400 parses as inf; NaN is not JSON)."""
-Numbers = Annotated[int | float | list[int | float], AfterValidator(bounded)]
-Int64s = Annotated[int | list[int], AfterValidator(bounded)]
+# Strict: JSON's true and false are not numbers (the schema says integer, and so do we).
+def _no_bools_or_strings(value: Any) -> Any:
+    for item in value if isinstance(value, list) else [value]:
+        if isinstance(item, bool | str):
+            raise ValueError(f"{show(item)} is not a number")
+    return value
+
+
+INT64_SCHEMA = {"type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX}
+Numbers = Annotated[float | list[float], BeforeValidator(_no_bools_or_strings), AfterValidator(bounded)]
+"""An int64 or a finite float, or a list of them: what JSON can spell (1e400 parses as inf; NaN is not
+JSON)."""
+Int64s = Annotated[
+    Integer | list[Integer],
+    AfterValidator(bounded),
+    WithJsonSchema({"anyOf": [INT64_SCHEMA, {"type": "array", "items": INT64_SCHEMA}]}),
+]

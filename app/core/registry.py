@@ -157,6 +157,11 @@ def common_rules(
             "An input's data, when given, matches its dtype and shape.",
             "opspec wire format",
         ),
+        Rule(
+            f"{kind}.strides.rank",
+            "A tensor's strides, when given, have one entry per dim of its shape.",
+            "opspec wire format",
+        ),
         Rule(f"{kind}.outputs.count", "A declared output list has one entry per output port.", source),
         Rule(f"{kind}.outputs.dtype", "A declared output's dtype is the inferred one.", source),
         Rule(

@@ -11,22 +11,38 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    WithJsonSchema,
     field_validator,
-    model_validator,
 )
 
 from app.core.config import get_settings
-from app.core.dtypes import canonical_dtype
-from app.core.numbers import Int64, Int64s, Numbers
-from app.core.shapes import Shape, parse_dim
+from app.core.dtypes import DTYPE_PATTERN, canonical_dtype
+from app.core.numbers import INT64_MAX, Int64, Int64s, Integer, Numbers
+from app.core.shapes import SYMBOL_CHARS, Shape, parse_dim
 
 DTypeName = Annotated[
     str,
     BeforeValidator(canonical_dtype),
+    WithJsonSchema({"type": "string", "pattern": DTYPE_PATTERN}),
     Field(
         description="Element type: f32 f16 bf16 f64 s8 u8 s16 u16 s32 u32 s64 u64 boolean sa8 fx16 sa32, "
         "or an OpenVINO / ONNX / NumPy spelling (F32, int64, float16); answered canonically.",
         examples=["f32"],
+    ),
+]
+
+
+# What parse_dim accepts, as the schema states it: an int64 >= -1, "?" or a symbol, or null.
+WireDim = Annotated[
+    Integer | str | None,
+    WithJsonSchema(
+        {
+            "anyOf": [
+                {"type": "integer", "minimum": -1, "maximum": INT64_MAX},
+                {"type": "string", "pattern": f"^(?:\\?|[A-Za-z_][A-Za-z0-9_]{{0,{SYMBOL_CHARS - 1}}})$"},
+                {"type": "null"},
+            ]
+        }
     ),
 ]
 
@@ -49,8 +65,10 @@ class Tensor(BaseModel):
     dtype: DTypeName
     # fail_fast on every list: a list of a million bad items is one error, not a million (the errors of
     # one request are built in full before any can be dropped).
-    shape: list[int | str | None] | None = Field(
+    shape: list[WireDim] | None = Field(
         fail_fast=True,
+        # max_rank as it is when the schema is made (the app's OpenAPI document): the schema says it.
+        json_schema_extra=lambda schema: schema.update(maxItems=get_settings().max_rank),
         description="Dims outermost first: integer >= 0; -1, null or '?' for unknown; a symbol such as 'N'. "
         "null for unknown rank.",
         examples=[[2, "N", 4]],
@@ -90,18 +108,15 @@ class Tensor(BaseModel):
                 raise ValueError(f"shape[{axis}]: {exc}") from None
         return tuple(dims)
 
-    @model_validator(mode="after")
-    def _strides_match_rank(self) -> Tensor:
-        if self.strides is not None and self.shape is not None and len(self.strides) != len(self.shape):
-            raise ValueError(
-                f"strides has {len(self.strides)} entries but shape has rank {len(self.shape)}; "
-                "give one stride per dim"
-            )
-        return self
-
     @property
     def rank(self) -> int | None:
         return None if self.shape is None else len(self.shape)
+
+    @property
+    def strides_fit(self) -> bool:
+        """One stride per dim (or no strides, or a rank not known). A mismatch is a rule the engine
+        reports, `<kind>.strides.rank`, so the schema (a list of integers) says what is answered."""
+        return self.strides is None or self.shape is None or len(self.strides) == len(self.shape)
 
 
 class TensorType(BaseModel):
@@ -128,8 +143,8 @@ class TensorProblem:
 def mli_stride_problems(shape: Shape | None, strides: list[int] | None) -> list[TensorProblem]:
     """MLI's mem_stride rules: each stride > 0 ("positive"), the innermost 1 ("inner"), and no dim's rows
     overlapping the next dim's extent ("overlap"). Dims not known as integers are skipped."""
-    if strides is None or shape is None:
-        return []
+    if strides is None or shape is None or len(strides) != len(shape):
+        return []  # a mismatch is reported as <kind>.strides.rank
     problems = [
         TensorProblem(f"strides[{axis}]", "positive", f"stride {stride} of dim {axis} must be > 0")
         for axis, stride in enumerate(strides)

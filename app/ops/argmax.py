@@ -12,10 +12,11 @@ import math
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import AliasChoices, Field, PrivateAttr, StrictInt, model_validator
+from pydantic import AliasChoices, Field, PrivateAttr, WithJsonSchema, model_validator
 
 from app.core.diagnostics import Rule
 from app.core.engine import Context
+from app.core.numbers import Integer
 from app.core.payload import layout
 from app.core.registry import Attrs, Descriptor, KernelSteps, OpSpec, OutputType, Port
 from app.core.shapes import Shape, format_shape
@@ -36,7 +37,11 @@ NOT_ENOUGH_MEMORY = "MLI_STATUS_NOT_ENGH_MEM"  # sic
 
 
 # mli_argmax_cfg holds both fields as int32_t: a value outside it cannot reach the kernel at all.
-Int32 = Annotated[StrictInt, Field(ge=-(1 << 31), le=(1 << 31) - 1)]
+Int32 = Annotated[
+    Integer,
+    Field(ge=-(1 << 31), le=(1 << 31) - 1),
+    WithJsonSchema({"type": "integer", "minimum": -(1 << 31), "maximum": (1 << 31) - 1}),
+]
 
 
 class ArgmaxAttrs(Attrs):

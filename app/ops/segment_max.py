@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 import numpy as np
-from pydantic import BeforeValidator, ConfigDict, Field
+from pydantic import BeforeValidator, Field
 
 from app.core.diagnostics import Rule
 from app.core.dtypes import DTYPES, INDEX, NUMERIC
@@ -42,10 +42,8 @@ FillMode = Annotated[Literal["ZERO", "LOWEST"], BeforeValidator(_fill_mode)]
 
 
 class SegmentMaxAttrs(Attrs):
-    # Either name satisfies "required"; the schema says so, the rules check that exactly one is given.
-    model_config = ConfigDict(
-        json_schema_extra={"anyOf": [{"required": ["fill_mode"]}, {"required": ["empty_segment_value"]}]}
-    )
+    # Neither name is required by the schema: a descriptor without one is answered with a verdict that
+    # cites SegmentMax.fill_mode.required, and the schema says what the service answers.
 
     fill_mode: FillMode | None = Field(
         None,

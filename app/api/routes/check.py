@@ -63,7 +63,6 @@ _PROBLEMS = {
 
 def verdict(descriptor: Descriptor, settings: Settings) -> Verdict:
     result, _ = engine.check(BY_NAME[descriptor.kind], descriptor, settings)
-    metrics.record_verdict(result.kind, result.valid, result.diagnostics)
     outputs = None
     if result.outputs is not None:
         outputs = [
@@ -97,11 +96,13 @@ async def validate(request: Request) -> Response:
         answer = await run_in_threadpool(verdict, descriptor, settings)
     else:
         answer = verdict(descriptor, settings)
+    metrics.record_verdict(answer.kind, answer.valid, answer.diagnostics)
     return Response(answer.model_dump_json(), media_type="application/json")
 
 
 def _validate(body: bytes, settings: Settings) -> Response:
     answer = verdict(parse_descriptor(body), settings)
+    metrics.record_verdict(answer.kind, answer.valid, answer.diagnostics)
     return Response(answer.model_dump_json(), media_type="application/json")
 
 
@@ -137,6 +138,8 @@ def _validate_batch(body: bytes, settings: Settings) -> Response:
             f"the batch has {len(batch.ops):,} descriptors, above the limit of {settings.max_batch:,} (max_batch)",
         )
     answer = BatchResponse(results=[verdict(descriptor, settings) for descriptor in batch.ops])
+    for result in answer.results:
+        metrics.record_verdict(result.kind, result.valid, result.diagnostics)
     return Response(answer.model_dump_json(), media_type="application/json")
 
 

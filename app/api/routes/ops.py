@@ -1,7 +1,8 @@
 from fastapi import APIRouter, HTTPException
 
 from app.api.models import OpDetail, OpSummary, PortInfo, RuleInfo
-from app.core.dtypes import describe
+from app.core.dtypes import describe as describe_dtypes
+from app.core.numbers import show
 from app.core.registry import OpSpec, Port
 from app.ops import BY_NAME, REGISTRY
 
@@ -15,7 +16,7 @@ def _summary(spec: OpSpec) -> dict:
 def _port(port: Port) -> PortInfo:
     return PortInfo(
         name=port.name,
-        dtypes=describe(port.dtypes).split(", "),
+        dtypes=describe_dtypes(port.dtypes).split(", "),
         description=port.description,
         optional=port.optional,
         variadic=port.variadic,
@@ -33,7 +34,11 @@ async def list_ops() -> list[dict]:
 async def get_op(kind: str) -> OpDetail:
     spec = BY_NAME.get(kind)
     if spec is None:
-        raise HTTPException(404, f"unknown kind {kind!r}; known kinds: {', '.join(BY_NAME)}")
+        raise HTTPException(404, f"unknown kind {show(kind)}; known kinds: {', '.join(BY_NAME)}")
+    return describe(spec)
+
+
+def describe(spec: OpSpec) -> OpDetail:
     attrs_model = spec.descriptor.model_fields["attrs"].annotation
     return OpDetail(
         **_summary(spec),
