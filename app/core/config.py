@@ -49,6 +49,12 @@ class Settings(BaseSettings):
         description="Origins whose pages may call the API from a browser (CORS), as a JSON list: "
         "OPSPEC_CORS_ORIGINS='[\"https://example.org\"]'. Empty (the default) allows none.",
     )
+    switch_interval: float = Field(
+        0.001,
+        gt=0,
+        description="`opspec serve` sets Python's thread switch interval (seconds; Python's default is "
+        "0.005): shorter keeps the event loop answering while large bodies are worked on in threads.",
+    )
     access_log: bool = Field(True, description="One JSON line per request on stderr.")
     max_diagnostics: int = Field(
         100,

@@ -21,8 +21,10 @@ def format_int(value: int) -> str:
     """An integer as text: in full up to 30 digits, else by its order of magnitude."""
     if -(10**30) < value < 10**30:
         return str(value)
-    digits = math.floor(value.bit_length() * math.log10(2)) + 1  # exact to within one digit
-    return f"{'-' if value < 0 else ''}<an integer of about {digits:,} digits>"
+    digits = math.floor(math.log10(abs(value))) + 1  # math.log10 takes ints of any size, to a float
+    if 10 ** (digits - 1) > abs(value):  # 10**2200 - 1 rounds up to 2200.0
+        digits -= 1
+    return f"{'-' if value < 0 else ''}<an integer of {digits:,} digits>"
 
 
 def format_count(value: int) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 from app.core.numbers import INT64_MAX, INT64_RANGE, format_int, show
@@ -120,26 +120,32 @@ class NormalizedAxes:
     problems: tuple[AxisProblem, ...]
 
 
-def normalize_axes(axes: Sequence[int], rank: int, *, operand: str = "src") -> NormalizedAxes:
-    """Wrap negative axes by `rank`, and report every axis out of [-rank, rank-1] and every repeat.
+def axis_problems(axes: Sequence[int], rank: int, *, operand: str = "src") -> Iterator[AxisProblem]:
+    """Every axis out of [-rank, rank-1] and every repeat once negative axes are wrapped by `rank`.
 
     The one place for axis checks (as torch's canonicalize_dim and TVM's NormalizeAxes): ops map the
-    problem kinds to their own rule ids and paths."""
-    problems: list[AxisProblem] = []
+    problem kinds to their own rule ids and paths. A generator, so a million repeats are never held at
+    once."""
     seen: dict[int, int] = {}
-    normalized: list[int] = []
     for position, axis in enumerate(axes):
         if not -rank <= axis < rank:
-            problems.append(AxisProblem(position, "range", axis, rank, operand))
+            yield AxisProblem(position, "range", axis, rank, operand)
             continue
         wrapped = axis + rank if axis < 0 else axis
         if wrapped in seen:
             first = seen[wrapped]
-            problems.append(AxisProblem(position, "duplicate", axis, rank, operand, first, axes[first]))
+            yield AxisProblem(position, "duplicate", axis, rank, operand, first, axes[first])
             continue
         seen[wrapped] = position
-        normalized.append(wrapped)
-    return NormalizedAxes(tuple(normalized), tuple(problems))
+
+
+def normalize_axes(axes: Sequence[int], rank: int, *, operand: str = "src") -> NormalizedAxes:
+    """The axes wrapped into [0, rank), first occurrences in the order given, and their problems."""
+    normalized: dict[int, None] = {}  # ordered and unique
+    for axis in axes:
+        if -rank <= axis < rank:
+            normalized.setdefault(axis + rank if axis < 0 else axis)
+    return NormalizedAxes(tuple(normalized), tuple(axis_problems(axes, rank, operand=operand)))
 
 
 # --- broadcasting -----------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from app.core.engine import Context
 from app.core.kernels import reduce_max
 from app.core.numbers import Int64, show
 from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
-from app.core.shapes import format_shape, normalize_axes, reduce_shape
+from app.core.shapes import axis_problems, format_shape, normalize_axes, reduce_shape
 
 KIND = "ReduceMax"
 SPEC = "oneDNN Graph ReduceMax"
@@ -141,13 +141,14 @@ def infer(d: ReduceMaxOp, ctx: Context) -> list[OutputType] | None:
         else:
             shape = None
         return None if dtype is None else [OutputType(dtype, shape)]
-    normalized = normalize_axes(axes, rank, operand="src")
-    for problem in normalized.problems:
+    broken = False
+    for problem in axis_problems(axes, rank, operand="src"):
         rule = f"{KIND}.axes.range" if problem.kind == "range" else f"{KIND}.axes.unique"
         ctx.error(rule, f"{path}[{problem.position}]", lambda problem=problem: problem.message)
-    if normalized.problems:
+        broken = True
+    if broken:
         return None
-    reduced = normalized.axes
+    reduced = normalize_axes(axes, rank).axes
     for axis in reduced:
         if src.shape[axis] == 0:
             ctx.warn(
