@@ -7,14 +7,14 @@ from __future__ import annotations
 from typing import TextIO
 from xml.etree import ElementTree as ET
 
-from app.report.locations import compiler_style
 from app.report.model import FileReport, Finding, RunReport
+from app.report.text import finding_line
 
 _FAILING = {"invalid": "failure", "malformed": "error"}
 
 
 def _lines(path: str, findings: list[Finding]) -> str:
-    return "".join(f"{compiler_style(path, f)}: {f.severity} {f.rule}: {f.message}\n" for f in findings)
+    return "".join(finding_line(path, f) for f in findings)
 
 
 def _suite(file: FileReport) -> ET.Element:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from app.report.locations import compiler_style
-from app.report.model import RunReport, Summary, Unit
+from app.report.model import Finding, RunReport, Summary, Unit
 
 
 def summary_line(summary: Summary, noun: str = "descriptors") -> str:
@@ -34,21 +34,22 @@ def _shape(shape: list[int | str] | None) -> str:
     return "[" + ", ".join("?" if dim == -1 else str(dim) for dim in shape) + "]"
 
 
+def finding_line(path: str, finding: Finding) -> str:
+    message = finding.message.replace("\n", "\n    ")  # a message's later lines stay under it
+    return f"{compiler_style(path, finding)}: {finding.severity} {finding.rule}: {message}\n"
+
+
 def write(report: RunReport, out: TextIO, *, verbose: bool = False) -> None:
     """`verbose` adds a line per unit: where it is, its kind, verdict and outputs."""
     for file in report.files:
         name = "<stdin>" if file.path == "-" else file.path
         for finding in file.findings:
-            out.write(
-                f"{compiler_style(file.path, finding)}: {finding.severity} {finding.rule}: {finding.message}\n"
-            )
+            out.write(finding_line(file.path, finding))
         for unit in file.units:
             if verbose:
                 where = f"{name}:{unit.line}:{unit.column}" if unit.line is not None else name
                 label = f" {unit.name}" if unit.name else ""
                 out.write(f"{where}:{label} {unit.kind or '?'} {unit.verdict} -> {_outputs(unit)}\n")
             for finding in unit.findings:
-                out.write(
-                    f"{compiler_style(file.path, finding)}: {finding.severity} {finding.rule}: {finding.message}\n"
-                )
+                out.write(finding_line(file.path, finding))
     out.write(summary_line(report.summary(), report.unit_noun) + "\n")
