@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import PurePath
 
@@ -10,6 +11,7 @@ from app.report.model import Finding
 STDIN_NAME = "stdin"  # how a report names standard input where it needs a file name
 
 
+@functools.lru_cache(maxsize=4096)  # one file's findings all ask for the same path
 def relative(path: str) -> str:
     """The file's path relative to the working directory, with forward slashes, as CI systems match
     it against the repository; a path outside stays absolute."""
