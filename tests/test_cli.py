@@ -3,6 +3,7 @@ finding at its line and column, files, directories and stdin, any format to stdo
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -119,3 +120,21 @@ def test_console_script_runs_from_stdin() -> None:
         "::error file=stdin,line=1,col=42,title=ReduceMax.axes.range::"
         "axis 4 is out of range [-2, 1] for src of rank 2\n"
     )
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_progress_bar_only_at_a_terminal_and_only_for_many_files(monkeypatch) -> None:
+    from app import cli
+
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    assert list(cli._progress(iter(range(3)), 3)) == [0, 1, 2]
+    assert sys.stderr.getvalue() == ""
+    assert list(cli._progress(iter(range(300)), 300)) == list(range(300))
+    assert "0/300" in sys.stderr.getvalue()  # drawn, then cleared at the end (leave=False)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert list(cli._progress(iter(range(300)), 300)) == list(range(300))
+    assert sys.stderr.getvalue() == ""
