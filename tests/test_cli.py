@@ -138,3 +138,9 @@ def test_a_progress_bar_only_at_a_terminal_and_only_for_many_files(monkeypatch) 
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     assert list(cli._progress(iter(range(300)), 300)) == list(range(300))
     assert sys.stderr.getvalue() == ""
+
+
+def test_an_output_that_cannot_be_written_exits_2_with_a_message(tmp_path, capsys) -> None:
+    target = str(tmp_path / "no" / "such" / "dir.json")
+    assert main(["check", write(tmp_path, "good.json", GOOD), "-o", target]) == EXIT_MALFORMED
+    assert f"cannot write {target}: No such file or directory" in capsys.readouterr().err
