@@ -83,3 +83,12 @@ def test_sarif_uris_are_relative_under_the_working_directory_else_file_uris(tmp_
     assert sarif.uri(str(tmp_path / "models" / "a b.json")) == "models/a%20b.json"
     assert sarif.uri("/elsewhere/x.json") == "file:///elsewhere/x.json"
     assert sarif.uri("-") == "stdin"
+
+
+def test_junit_with_strict_fails_a_descriptor_that_has_a_warning() -> None:
+    run = report()
+    run.strict = True
+    out = io.StringIO()
+    WRITERS["junit"](run, out)
+    [case] = ET.fromstring(out.getvalue()).findall(".//testcase[@name='[1] ReduceMax']")
+    assert case.find("failure").get("type") == "ReduceMax.onednn.empty_axes"
