@@ -53,6 +53,16 @@ def test_malformed_wins_over_invalid(tmp_path, capsys) -> None:
         (b"[\xff]", "1:2", "error opspec.read: not UTF-8 text"),
         ("[" * 100_000, "1:257", "error opspec.json: not a descriptor: nesting deeper than 256"),
         ('[{"kind": "Nope"}]', "1:11", "error opspec.descriptor: unknown kind 'Nope'"),
+        (
+            '{"ops": [\n {"kind": "ReduceMax", "attrs": {}}]}',
+            "2:2",
+            "error opspec.descriptor: inputs is required",
+        ),
+        (
+            "[1]",
+            "1:2",
+            "error opspec.descriptor: a descriptor is a JSON object with kind, attrs and inputs; this is a number",
+        ),
     ],
 )
 def test_an_unreadable_file_is_a_finding_with_its_place_never_a_traceback(
