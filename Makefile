@@ -4,8 +4,6 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-HOST   ?= 127.0.0.1
-PORT   ?= 8000
 
 .PHONY: install serve test lint bench clean
 
@@ -17,8 +15,9 @@ $(STAMP): pyproject.toml
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# Address and port come from OPSPEC_HOST / OPSPEC_PORT (default 127.0.0.1:8000), as for `opspec serve`.
 serve: $(STAMP)
-	$(BIN)/opspec serve --host $(HOST) --port $(PORT)
+	$(BIN)/opspec serve
 
 lint: $(STAMP)
 	$(BIN)/ruff check app tests bench

@@ -114,15 +114,18 @@ def _check(args: argparse.Namespace) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
+    from app.api import server
 
-    settings = get_settings()
-    uvicorn.run(
-        "app.main:app",
-        host=args.host or settings.host,
-        port=args.port if args.port is not None else settings.port,
-        log_level="info",
-    )
+    try:
+        settings = get_settings()
+    except ValidationError as exc:  # a bad OPSPEC_* variable: say which, in one line per fault
+        for error in exc.errors():
+            name = "OPSPEC_" + "_".join(str(part) for part in error["loc"]).upper()
+            print(
+                f"opspec serve: {name}={error.get('input')!r} is not valid: {error['msg']}", file=sys.stderr
+            )
+        return EXIT_MALFORMED
+    server.run(settings, args.host or settings.host, args.port if args.port is not None else settings.port)
     return 0
 
 

@@ -76,7 +76,9 @@ class BatchRequest(BaseModel):
         }
     )
 
-    ops: list[OpDescriptor] = Field(description="Descriptors, each answered by its own verdict, in order.")
+    ops: list[OpDescriptor] = Field(
+        fail_fast=True, description="Descriptors, each answered by its own verdict, in order."
+    )
 
 
 class BatchResponse(BaseModel):

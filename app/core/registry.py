@@ -36,9 +36,9 @@ class Descriptor(BaseModel):
 
     kind: str
     attrs: Attrs
-    inputs: list[Tensor] = Field(description="Input tensors in the spec's port order.")
+    inputs: list[Tensor] = Field(fail_fast=True, description="Input tensors in the spec's port order.")
     outputs: list[Tensor] | None = Field(
-        None, description="Optional declared outputs, checked against what inference gives."
+        None, fail_fast=True, description="Optional declared outputs, checked against what inference gives."
     )
 
     names: ClassVar[tuple[str, ...]] = ()
@@ -68,6 +68,9 @@ class OutputType:
 
 
 ShapeRule = Callable[[Any, "Context"], Sequence[OutputType] | None]
+# The outputs' dtypes alone (None where not known), for when the shape rule gives no outputs: a declared
+# output's dtype is then still checked, as that rule does not depend on the one that stopped inference.
+DTypeRule = Callable[[Any], Sequence[str | None]]
 Kernel = Callable[[Any, Sequence[np.ndarray]], Sequence[np.ndarray]]
 
 
@@ -102,6 +105,7 @@ class OpSpec:
     examples: tuple[dict[str, Any], ...] = ()
     count_rule: str | None = None  # the spec's own id for the input count (SONNX's C1), if it has one
     kernel_steps: StepCount | None = None  # for a kernel with sequential work: its worst case
+    output_dtypes: DTypeRule | None = None
     all_rules: tuple[Rule, ...] = field(init=False)
     rule_book: dict[str, Rule] = field(init=False)  # all_rules by id, built once
 

@@ -205,6 +205,10 @@ def infer(d: ArgmaxOp, ctx: Context) -> list[OutputType] | None:
     return [OutputType("sa32", (dim_size, d.attrs.top_k))]
 
 
+def output_dtypes(d: ArgmaxOp) -> list[str | None]:
+    return ["sa32"]
+
+
 # --- evaluation ----------------------------------------------------------------------------------
 
 
@@ -439,6 +443,7 @@ OP = OpSpec(
     outputs=(Port("out", frozenset({"sa32"}), "Shape [dim_size, top_k]: linear offsets into in's memory."),),
     rules=RULES,
     infer=infer,
+    output_dtypes=output_dtypes,
     evaluate=evaluate,
     kernel_steps=kernel_steps,
     dtype_source=f"{SPEC}, List of Available Argmax Functions",

@@ -97,6 +97,11 @@ def infer(d: MaxOp, ctx: Context) -> list[OutputType] | None:
     return [OutputType(dtype, broadcast.shape)]
 
 
+def output_dtypes(d: MaxOp) -> list[str | None]:
+    dtypes = {tensor.dtype for tensor in d.inputs}
+    return [dtypes.pop() if len(dtypes) == 1 and dtypes <= T else None]
+
+
 def evaluate(d: MaxOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
     return [maximum(arrays)]
 
@@ -118,6 +123,7 @@ OP = OpSpec(
     outputs=(Port("Y", T, "The inputs' dtype; the broadcast shape."),),
     rules=RULES,
     infer=infer,
+    output_dtypes=output_dtypes,
     evaluate=evaluate,
     dtype_source=f"{SPEC}, the type list in the operator's heading",
     count_rule="C1",

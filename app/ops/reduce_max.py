@@ -10,12 +10,13 @@ from __future__ import annotations
 from typing import Literal
 
 import numpy as np
-from pydantic import Field, StrictBool, StrictInt
+from pydantic import Field, StrictBool
 
 from app.core.diagnostics import Rule
 from app.core.dtypes import FLOATS
 from app.core.engine import Context
 from app.core.kernels import reduce_max
+from app.core.numbers import Int64, show
 from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
 from app.core.shapes import format_shape, normalize_axes, reduce_shape
 
@@ -26,7 +27,8 @@ assert SRC_DTYPES <= FLOATS
 
 
 class ReduceMaxAttrs(Attrs):
-    axes: list[StrictInt] = Field(
+    axes: list[Int64] = Field(
+        fail_fast=True,
         default_factory=list,
         description="Axes of src to reduce, each in [-r, r-1]; negatives count from the end. Empty (the "
         "default) is the identity. Give this or the axes input, not both.",
@@ -64,7 +66,7 @@ def _axes_source(d: ReduceMaxOp, ctx: Context) -> tuple[list[int] | None, str]:
         ctx.error(
             f"{KIND}.axes.exclusive",
             "attrs.axes",
-            f"axes is given both as the attribute {d.attrs.axes} and as input 1; give exactly one of them",
+            f"axes is given both as the attribute {show(d.attrs.axes)} and as input 1; give exactly one of them",
         )
     ctx.warn(
         f"{KIND}.onednn.two_inputs",
@@ -142,7 +144,7 @@ def infer(d: ReduceMaxOp, ctx: Context) -> list[OutputType] | None:
     normalized = normalize_axes(axes, rank, operand="src")
     for problem in normalized.problems:
         rule = f"{KIND}.axes.range" if problem.kind == "range" else f"{KIND}.axes.unique"
-        ctx.error(rule, f"{path}[{problem.position}]", problem.message)
+        ctx.error(rule, f"{path}[{problem.position}]", lambda problem=problem: problem.message)
     if normalized.problems:
         return None
     reduced = normalized.axes
@@ -164,6 +166,10 @@ def infer(d: ReduceMaxOp, ctx: Context) -> list[OutputType] | None:
     if dtype is None:
         return None
     return [OutputType(dtype, reduce_shape(src.shape, reduced, keep))]
+
+
+def output_dtypes(d: ReduceMaxOp) -> list[str | None]:
+    return [d.inputs[0].dtype if d.inputs[0].dtype in SRC_DTYPES else None]
 
 
 def evaluate(d: ReduceMaxOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
@@ -189,6 +195,7 @@ OP = OpSpec(
     outputs=(Port("dst", SRC_DTYPES, "src's dtype; reduced dims 1 (keep_dims) or removed."),),
     rules=RULES,
     infer=infer,
+    output_dtypes=output_dtypes,
     evaluate=evaluate,
     dtype_source=f"{SPEC}, Supported Data Types",
     dtype_table=(

@@ -261,6 +261,10 @@ def _segment_count(d: SegmentMaxOp, ids: np.ndarray | None, count: int | None) -
     return _implied_count(ids)
 
 
+def output_dtypes(d: SegmentMaxOp) -> list[str | None]:
+    return [d.inputs[0].dtype if d.inputs[0].dtype in NUMERIC else None]
+
+
 # --- where OpenVINO's CPU plugin answers differently --------------------------------------------
 
 
@@ -369,6 +373,7 @@ OP = OpSpec(
     outputs=(Port("output", NUMERIC, "data's dtype and shape, with num_segments as the first dim."),),
     rules=RULES,
     infer=infer,
+    output_dtypes=output_dtypes,
     evaluate=evaluate,
     dtype_source=f"{SPEC}, Types",
     dtype_table=tuple(

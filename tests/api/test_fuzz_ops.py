@@ -355,7 +355,10 @@ def check_everywhere(client, body: dict) -> None:
     else:
         assert code == 2, run
 
-    if verdict is not None and verdict["outputs"] is not None and "outputs" not in body:
+    inferred_fit = verdict is not None and all(
+        not isinstance(d, int) or d < 2**63 for o in verdict["outputs"] or [] for d in o["shape"] or []
+    )  # ids up to 2**63 - 1 infer 2**63 segments, a dim the wire format (int64) cannot declare
+    if inferred_fit and verdict["outputs"] is not None and "outputs" not in body:
         # Declaring exactly the inferred outputs never adds an error.
         declared = client.post("/v1/validate", json={**body, "outputs": verdict["outputs"]})
         assert declared.status_code == 200, declared.text

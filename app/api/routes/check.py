@@ -5,6 +5,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
+from app.api import metrics
 from app.api.deps import SettingsDep
 from app.api.models import BatchRequest, BatchResponse, EvaluateResponse, Problem, Verdict
 from app.core import engine
@@ -40,13 +41,18 @@ def _body(examples: dict) -> dict:
     return {"requestBody": {"required": True, "content": content}}
 
 
-async def parse_descriptor(request: Request) -> Descriptor:
+def parse_descriptor(body: bytes) -> Descriptor:
     """The body as a descriptor, by pydantic's own JSON parser in one pass (FastAPI's generic body
     handling parses to Python objects first and costs more than the whole validation)."""
     try:
-        return DESCRIPTOR.validate_json(await request.body())
+        return DESCRIPTOR.validate_json(body)
     except ValidationError as exc:
-        raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]) from None
+        raise RequestValidationError(exc.errors(include_url=False)) from None
+
+
+def _is_small(body: bytes, settings: Settings) -> bool:
+    """Small enough to parse and check on the event loop: the thread-pool hop would cost more."""
+    return len(body) <= settings.inline_body_bytes
 
 
 _PROBLEMS = {
@@ -57,6 +63,7 @@ _PROBLEMS = {
 
 def verdict(descriptor: Descriptor, settings: Settings) -> Verdict:
     result, _ = engine.check(BY_NAME[descriptor.kind], descriptor, settings)
+    metrics.record_verdict(result.kind, result.valid, result.diagnostics)
     outputs = None
     if result.outputs is not None:
         outputs = [
@@ -78,26 +85,59 @@ def verdict(descriptor: Descriptor, settings: Settings) -> Verdict:
 async def validate(request: Request) -> Response:
     """200 for every well-formed descriptor, valid or not: the verdict, the inferred outputs and every
     diagnostic with its rule id and path."""
-    # async and pre-serialised: checking shapes is light work, and the thread-pool hop and FastAPI's
-    # re-validation of the answer cost more than it; payloads to decode still go to the pool.
-    descriptor = await parse_descriptor(request)
+    # async and pre-serialised: checking a small descriptor's shapes is light work, and the thread-pool
+    # hop and FastAPI's re-validation of the answer cost more than it. A large body or payloads to decode
+    # go to the pool, so the event loop stays free for every other request.
+    body = await request.body()
     settings = request.app.state.settings  # not a dependency: solving one costs more than the check
+    if not _is_small(body, settings):
+        return await run_in_threadpool(_validate, body, settings)
+    descriptor = parse_descriptor(body)
     if any(tensor.data is not None for tensor in descriptor.inputs):
-        answer = await run_in_threadpool(verdict, descriptor, settings)  # decoding payloads is real work
+        answer = await run_in_threadpool(verdict, descriptor, settings)
     else:
         answer = verdict(descriptor, settings)
     return Response(answer.model_dump_json(), media_type="application/json")
 
 
-@router.post("/validate/batch", response_model=BatchResponse, responses=_PROBLEMS, summary="Validate many")
-def validate_batch(request: BatchRequest, settings: SettingsDep) -> BatchResponse:
-    if len(request.ops) > settings.max_batch:
+def _validate(body: bytes, settings: Settings) -> Response:
+    answer = verdict(parse_descriptor(body), settings)
+    return Response(answer.model_dump_json(), media_type="application/json")
+
+
+_BATCH_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BatchRequest"}}},
+    }
+}  # app/api/openapi.py puts BatchRequest and the descriptors it refers to into the components
+
+
+@router.post(
+    "/validate/batch",
+    response_model=BatchResponse,
+    responses=_PROBLEMS,
+    summary="Validate many",
+    openapi_extra=_BATCH_BODY,
+)
+async def validate_batch(request: Request, settings: SettingsDep) -> Response:
+    # Parsed by pydantic in the thread pool: FastAPI would parse a large body on the event loop.
+    return await run_in_threadpool(_validate_batch, await request.body(), settings)
+
+
+def _validate_batch(body: bytes, settings: Settings) -> Response:
+    try:
+        batch = BatchRequest.model_validate_json(body)
+    except ValidationError as exc:
+        raise RequestValidationError(exc.errors(include_url=False)) from None
+    if len(batch.ops) > settings.max_batch:
         raise LimitExceeded(
             "ops",
             "max_batch",
-            f"the batch has {len(request.ops):,} descriptors, above the limit of {settings.max_batch:,} (max_batch)",
+            f"the batch has {len(batch.ops):,} descriptors, above the limit of {settings.max_batch:,} (max_batch)",
         )
-    return BatchResponse(results=[verdict(descriptor, settings) for descriptor in request.ops])
+    answer = BatchResponse(results=[verdict(descriptor, settings) for descriptor in batch.ops])
+    return Response(answer.model_dump_json(), media_type="application/json")
 
 
 @router.post(
@@ -113,8 +153,18 @@ def validate_batch(request: BatchRequest, settings: SettingsDep) -> BatchRespons
 async def evaluate(request: Request, settings: SettingsDep) -> Response:
     """Validates first (an invalid descriptor is a 422 carrying the diagnostics); sizes are checked
     against the limits before anything is allocated. Outputs use the request's encoding."""
-    descriptor = await parse_descriptor(request)
-    # NumPy work goes to the thread pool, so one large evaluation does not stall the event loop.
-    result = await run_in_threadpool(engine.evaluate, BY_NAME[descriptor.kind], descriptor, settings)
-    body = EvaluateResponse(kind=result.kind, outputs=result.outputs, diagnostics=result.diagnostics)
-    return Response(body.model_dump_json(), media_type="application/json")
+    # All of it in the thread pool (parsing, NumPy, writing the answer), so one large evaluation does not
+    # stall the event loop.
+    return await run_in_threadpool(_evaluate, await request.body(), settings)
+
+
+def _evaluate(body: bytes, settings: Settings) -> Response:
+    descriptor = parse_descriptor(body)
+    try:
+        result = engine.evaluate(BY_NAME[descriptor.kind], descriptor, settings)
+    except engine.Invalid as exc:
+        metrics.record_verdict(exc.verdict.kind, False, exc.verdict.diagnostics)
+        raise
+    metrics.record_verdict(result.kind, True, result.diagnostics)
+    answer = EvaluateResponse(kind=result.kind, outputs=result.outputs, diagnostics=result.diagnostics)
+    return Response(answer.model_dump_json(), media_type="application/json")
