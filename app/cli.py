@@ -14,6 +14,8 @@ from collections.abc import Iterable, Iterator
 from importlib import metadata
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from app.core.config import get_settings
 from app.formats.readers import read_source, walk
 from app.formats.source import Source, load
