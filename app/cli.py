@@ -103,13 +103,26 @@ def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
     settings = get_settings()
+    # On SIGTERM uvicorn stops accepting, lets in-flight requests finish, then exits; with workers the
+    # supervisor passes the signal to each worker and waits for them.
     uvicorn.run(
         "app.main:app",
         host=args.host or settings.host,
         port=args.port if args.port is not None else settings.port,
+        workers=args.workers,
         log_level="info",
     )
     return 0
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -120,6 +133,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the HTTP API (and the shape calculator page)")
     serve.add_argument("--host", help="address to bind (default from OPSPEC_HOST, else 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default from OPSPEC_PORT, else 8000)")
+    serve.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=1,
+        help="worker processes sharing the port (default 1; about one per core the service may use)",
+    )
     serve.set_defaults(run=_serve)
     check = commands.add_parser(
         "check",
