@@ -190,10 +190,8 @@ def check_in(name: str, *args: str) -> subprocess.CompletedProcess[str]:
 def test_check_exit_codes_on_a_mounted_folder(container: tuple[str, str]) -> None:
     name, _ = container
     valid = check_in(name, "valid")
-    assert (valid.returncode, valid.stdout) == (
-        0,
-        "1 file, 1 descriptors: 1 valid, 0 invalid; 0 errors, 0 warnings\n",
-    ), valid.stderr
+    assert valid.returncode == 0, valid.stdout + valid.stderr
+    assert "1 valid, 0 invalid" in valid.stdout  # the summary line; its wording is the text writer's
     invalid = check_in(name, "invalid")
     assert invalid.returncode == 1, invalid.stderr
     assert invalid.stdout.startswith(
