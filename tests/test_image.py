@@ -100,11 +100,18 @@ def work(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def run_container(image: str, name: str, port: int, *mounts: str) -> None:
+def run_container(image: str, name: str, port: int, *args: str, command: tuple[str, ...] = ()) -> None:
     started = podman(
-        "run", "-d", "--name", name, "--read-only", "-p", f"127.0.0.1:{port}:8000", *mounts, image
-    )
+        "run", "-d", "--name", name, "--read-only", "-p", f"127.0.0.1:{port}:8000", *args, image, *command
+    )  # fmt: skip
     assert started.returncode == 0, started.stderr
+
+
+def wait_for_log(name: str, text: str, count: int) -> None:
+    deadline = time.monotonic() + 30
+    while podman("logs", name).stderr.count(text) < count:
+        assert time.monotonic() < deadline, f"{text!r} not logged {count} time(s) within 30 s"
+        time.sleep(0.1)
 
 
 @pytest.fixture(scope="module")
@@ -231,23 +238,22 @@ def test_check_a_repository_as_the_readme_runs_it(image: str, work: Path) -> Non
     assert run.stdout.startswith("reduce.json:5:7: error ReduceMax.axes.range:")
 
 
-def test_sigterm_lets_an_in_flight_request_finish(image: str) -> None:
+def test_workers_and_sigterm_let_an_in_flight_request_finish(image: str) -> None:
     name, port = f"opspec-stop-{os.getpid()}", free_port()
-    run_container(image, name, port)
+    workers = ("serve", "--host", "0.0.0.0", "--port", "8000", "--workers", "2")
+    run_container(image, name, port, command=workers)
     try:
         wait_until_healthy(f"http://127.0.0.1:{port}", name)
+        wait_for_log(name, "Application startup complete.", 2)
 
         def stop() -> None:
             assert podman("kill", "--signal", "TERM", name).returncode == 0
-            deadline = time.monotonic() + 30
-            while "Shutting down" not in podman("logs", name).stderr:
-                assert time.monotonic() < deadline, "no shutdown within 30 s of SIGTERM"
-                time.sleep(0.1)
+            wait_for_log(name, "Shutting down", 2)  # whichever worker holds the request is stopping
 
         status, verdict = validate_across_shutdown(port, stop)
         assert status == 200
         assert verdict["outputs"] == VERDICT_OUTPUTS
         assert podman("wait", name, timeout=30).stdout.strip() == "0"
-        assert "Finished server process" in podman("logs", name).stderr
+        assert podman("logs", name).stderr.count("Finished server process") == 2
     finally:
         podman("rm", "--force", "--time", "0", name)
