@@ -10,6 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 IMAGE=${1:-localhost/opspec:latest}
+[[ ${IMAGE##*/} == *:* ]] || IMAGE="$IMAGE:latest"
 PUBLIC_BASE=docker.io/library/python:3.12-slim
 LOCAL_BASE=localhost/opspec-base:bookworm
 MIRROR=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
@@ -76,15 +77,14 @@ choose_base() {
     fi
 }
 
-# What goes into the image: the build context that .dockerignore lets through, and the base's id.
+# What goes into the image: the files the build copies (as .dockerignore lets them through), the
+# Dockerfile itself, and the base's id. Read from the tree, so a checkout's uncommitted edits count.
 context_hash() {
     local base_id=$1
     {
         echo "$base_id"
-        git ls-files -co --exclude-standard -- Dockerfile .dockerignore pyproject.toml README.md app |
-            grep -v -e '__pycache__' -e '\.pyc$' | sort | while read -r file; do
-                [[ -f $file ]] && printf '%s %s\n' "$file" "$(sha256sum <"$file" | cut -c1-64)"
-            done
+        find Dockerfile .dockerignore pyproject.toml README.md app -type f \
+            ! -path '*/__pycache__/*' ! -name '*.pyc' -print0 | sort -z | xargs -0 sha256sum
     } | sha256sum | cut -c1-16
 }
 
@@ -104,10 +104,10 @@ main() {
     say "building $IMAGE from $base with buildah (a few minutes: two stages, dependencies from PyPI)"
     # The host's CA bundle is mounted for pip in the build only (HTTPS goes through a proxy whose CA
     # it holds); --pull=never so a base that is not here fails at once instead of waiting on a registry.
+    local ca=()
+    [[ -f $CA_BUNDLE ]] && ca=(--build-arg "PIP_CERT=$CA_BUNDLE" -v "$CA_BUNDLE:$CA_BUNDLE:ro")
     buildah build --isolation chroot --format docker --pull=never --layers=false \
-        --build-arg "BASE_IMAGE=$base" --build-arg "VERSION=$version" \
-        --build-arg "PIP_CERT=$CA_BUNDLE" \
-        -v "$CA_BUNDLE:$CA_BUNDLE:ro" \
+        --build-arg "BASE_IMAGE=$base" --build-arg "VERSION=$version" "${ca[@]}" \
         -t "$built" -t "$IMAGE" . >&2
     # Older builds of this image only take room (under vfs every one is a full copy).
     podman images --format '{{.Repository}}:{{.Tag}}' | grep -F "${IMAGE%:*}:ctx-" |
