@@ -31,11 +31,6 @@ SIZE_GOAL_MB = 300
 # podman without a Docker engine: runc, and ulimits a vfs-backed rootful podman can grant.
 PODMAN_ENV = {**os.environ, "CONTAINERS_CONF": str(ROOT / "scripts" / "containers.conf")}
 
-pytestmark = pytest.mark.skipif(
-    bool(os.environ.get("SKIP_IMAGE_TEST")) and not os.environ.get("CI"),
-    reason="SKIP_IMAGE_TEST is set: the container image is not built or tested on this machine",
-)
-
 DESCRIPTORS = {
     "valid/max.json": {
         "kind": "Max",
@@ -78,6 +73,8 @@ def wait_until_healthy(base: str, name: str) -> None:
 
 @pytest.fixture(scope="module")
 def image() -> str:
+    if os.environ.get("SKIP_IMAGE_TEST") and not os.environ.get("CI"):
+        pytest.skip("SKIP_IMAGE_TEST is set: the container image is not built or run on this machine")
     build = subprocess.run(
         [str(ROOT / "scripts" / "image.sh"), IMAGE], capture_output=True, text=True, timeout=1200
     )
