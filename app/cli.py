@@ -127,8 +127,21 @@ def _serve(args: argparse.Namespace) -> int:
                 f"opspec serve: {name}={error.get('input')!r} is not valid: {error['msg']}", file=sys.stderr
             )
         return EXIT_MALFORMED
-    server.run(settings, args.host or settings.host, args.port if args.port is not None else settings.port)
+    # On SIGTERM uvicorn stops accepting, lets in-flight requests finish, then exits; with workers the
+    # supervisor passes the signal to each worker and waits for them.
+    host = args.host or settings.host
+    server.run(settings, host, args.port if args.port is not None else settings.port, workers=args.workers)
     return 0
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -140,6 +153,12 @@ def build_parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the HTTP API (and the shape calculator page)")
     serve.add_argument("--host", help="address to bind (default from OPSPEC_HOST, else 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (default from OPSPEC_PORT, else 8000)")
+    serve.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=1,
+        help="worker processes sharing the port (default 1; about one per core the service may use)",
+    )
     serve.set_defaults(run=_serve)
     check = commands.add_parser(
         "check",
