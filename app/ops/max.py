@@ -8,6 +8,8 @@ maximum with NaN absorbing and +0 above -0. Rule ids are the profile's own: C1 (
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -17,6 +19,7 @@ from app.core.diagnostics import Rule
 from app.core.dtypes import DTYPES, NUMERIC
 from app.core.engine import Context
 from app.core.kernels import maximum
+from app.core.mismatch import Implementation, Modelled, differing_positions
 from app.core.registry import VARIADIC_MAX, Attrs, Descriptor, OpSpec, OutputType, Port
 from app.core.shapes import broadcast_shapes
 
@@ -101,6 +104,24 @@ def evaluate(d: MaxOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
     return [maximum(arrays)]
 
 
+def _numpy_maximum(d: MaxOp, arrays: Sequence[np.ndarray], expected: Sequence[np.ndarray]) -> Modelled:
+    """np.maximum folded over the inputs from the left: on a tie of -0 and +0 it keeps an operand by its
+    position, not by its sign (NaN still absorbs)."""
+    out = functools.reduce(np.maximum, arrays[1:], arrays[0])
+    out = np.array(np.broadcast_to(out, expected[0].shape))
+    where = differing_positions(expected[0], out, DTYPES[d.inputs[0].dtype].is_float)
+    return Modelled([out], f"-0 kept over +0 by operand order at {where}")
+
+
+IMPLEMENTATIONS = (
+    Implementation(
+        "NumPy maximum (np.maximum folded over the inputs)",
+        "SPEC-NOTES, Max: NumPy's maximum and onnxruntime answer Max(-0, +0) by operand order",
+        _numpy_maximum,
+    ),
+)
+
+
 OP = OpSpec(
     kind=KIND,
     descriptor=MaxOp,
@@ -119,6 +140,7 @@ OP = OpSpec(
     rules=RULES,
     infer=infer,
     evaluate=evaluate,
+    implementations=IMPLEMENTATIONS,
     dtype_source=f"{SPEC}, the type list in the operator's heading",
     count_rule="C1",
     dtype_table=tuple({"X": dtype, "Y": dtype} for dtype in DTYPES if dtype in T),
