@@ -392,19 +392,23 @@ def _openvino_lowest(dtype: str) -> Any:
 
 
 def _fill_name(dtype: str, got: Any) -> str:
+    """What an empty segment was filled with, in words: zero, -inf, the type's lowest, or the value;
+    and, where OpenVINO's CPU plugin would fill the same, that its compute type's lowest gives it."""
     dt = DTYPES[dtype]
     value = np.asarray(got, dtype=dt.numpy)
     shown = encode(value, dtype, as_base64=False)
-    if dtype in COMPUTE_TYPE and equal_bits(value, np.asarray(_openvino_lowest(dtype)), dt.is_float):
-        compute = COMPUTE_TYPE[dtype]
-        return f"{compute}'s lowest {DTYPES[compute].lowest} cast to {dtype} ({shown})"
     if value == 0:
-        return "zero"
-    if dt.is_float and np.isneginf(value.astype(np.float64)):
-        return "-inf"
-    if value == dt.lowest:
+        name = "zero"
+    elif dt.is_float and np.isneginf(value.astype(np.float64)):
+        name = "-inf"
+    elif value == dt.lowest:
         return f"{dtype}'s lowest ({shown})"
-    return f"{shown}"
+    else:
+        name = f"{shown}"
+    compute = COMPUTE_TYPE.get(dtype)
+    if compute is not None and equal_bits(value, np.asarray(_openvino_lowest(dtype)), dt.is_float):
+        name += f" ({compute}'s lowest {DTYPES[compute].lowest} cast to {dtype})"
+    return name
 
 
 def classify(case: Case, index: int, at: np.ndarray, want: np.ndarray, got: np.ndarray) -> np.ndarray:
