@@ -19,7 +19,8 @@ def summary_line(summary: Summary, noun: str = "descriptors") -> str:
     findings += f"{summary.warnings} warning{'s' * (summary.warnings != 1)}"
     if summary.infos:
         findings += f", {summary.infos} note{'s' * (summary.infos != 1)}"
-    return f"{files}, {summary.units} {noun}: {counts}; {findings}"
+    units = f"{summary.units} {noun.removesuffix('s') if summary.units == 1 else noun}"
+    return f"{files}, {units}: {counts}; {findings}"
 
 
 def _outputs(unit: Unit) -> str:
