@@ -56,7 +56,7 @@ def npz_case(tmp_path, answer: np.ndarray, *, named_inputs: bool = True) -> list
 
 def test_case_file_conformant_exits_0(tmp_path, capsys) -> None:
     assert main(["verify", case_file(tmp_path, SPEC)]) == EXIT_VALID
-    assert capsys.readouterr().out.endswith("1 file, 1 cases: 1 valid, 0 invalid; 0 errors, 1 warning\n")
+    assert capsys.readouterr().out.endswith("1 file, 1 case: 1 valid, 0 invalid; 0 errors, 1 warning\n")
 
 
 def test_case_file_text_report(tmp_path, capsys) -> None:
@@ -71,7 +71,7 @@ def test_case_file_text_report(tmp_path, capsys) -> None:
         "(evidence: SPEC-NOTES, SegmentMax-16 (OpenVINO 2026.4 CPU): NaN skipped within a segment; the lowest "
         "value for a segment of only NaN or -inf; LOWEST computed in f32 (f16) or i32 (s16, u16, u32, u64) and "
         "cast, so f16 fills -inf and s16 0; u16's cast gives 0, the spec's own value)",
-        "1 file, 1 cases: 0 valid, 1 invalid; 1 error, 1 warning, 1 note",
+        "1 file, 1 case: 0 valid, 1 invalid; 1 error, 1 warning, 1 note",
     ]
 
 
