@@ -107,7 +107,8 @@ def evaluate(d: MaxOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
 def _numpy_maximum(d: MaxOp, arrays: Sequence[np.ndarray], expected: Sequence[np.ndarray]) -> Modelled:
     """np.maximum folded over the inputs from the left: on a tie of -0 and +0 it keeps an operand by its
     position, not by its sign (NaN still absorbs)."""
-    out = functools.reduce(np.maximum, arrays[1:], arrays[0])
+    with np.errstate(invalid="ignore"):  # NaN is an answer here, not a fault (ml_dtypes' bf16 warns)
+        out = functools.reduce(np.maximum, arrays[1:], arrays[0])
     out = np.array(np.broadcast_to(out, expected[0].shape))
     where = differing_positions(expected[0], out, DTYPES[d.inputs[0].dtype].is_float)
     return Modelled([out], f"-0 kept over +0 by operand order at {where}")
