@@ -445,6 +445,7 @@ MISMATCH_CLASSES = (
     MismatchClass("not_top_k", "An offset in the slice whose value is below the slice's top_k largest."),
 )  # fmt: skip
 NOTES_ARGMAX = "SPEC-NOTES, Argmax"
+RECORDED = "Recorded: specs/argmax.json,"
 
 
 @dataclass(frozen=True)
@@ -556,16 +557,15 @@ def _slice_positions(d: ArgmaxOp, arrays: Sequence[np.ndarray], expected: Sequen
     return Modelled([out], f"positions within the slice, not memory offsets, in {slices}")
 
 
+TIES_EVIDENCE = f"{NOTES_ARGMAX}: MLI's tie order is neither lowest-index-first nor highest-first"
 IMPLEMENTATIONS = (
     Implementation("lowest-index-first ties (a stable sort by value)",
-                   f"{NOTES_ARGMAX}: MLI's tie order is neither lowest-index-first nor highest-first",
-                   _ties_by_index(last_first=False)),
+                   f'{TIES_EVIDENCE}. {RECORDED} "verify: first-occurrence ties"', _ties_by_index(last_first=False)),
     Implementation("highest-index-first ties",
-                   f"{NOTES_ARGMAX}: MLI's tie order is neither lowest-index-first nor highest-first",
-                   _ties_by_index(last_first=True)),
+                   f'{TIES_EVIDENCE}. {RECORDED} "verify: last-occurrence ties"', _ties_by_index(last_first=True)),
     Implementation("slice positions instead of memory offsets (NumPy-style indices)",
                    f"{NOTES_ARGMAX}: offsets are positions in in's memory (strides applied), not NumPy's argmax "
-                   "indices", _slice_positions),
+                   f'indices. {RECORDED} "verify: slice positions instead of offsets"', _slice_positions),
 )  # fmt: skip
 
 

@@ -117,7 +117,8 @@ def _numpy_maximum(d: MaxOp, arrays: Sequence[np.ndarray], expected: Sequence[np
 IMPLEMENTATIONS = (
     Implementation(
         "NumPy maximum (np.maximum folded over the inputs)",
-        "SPEC-NOTES, Max: NumPy's maximum and onnxruntime answer Max(-0, +0) by operand order",
+        "SPEC-NOTES, Max: NumPy's maximum and onnxruntime answer Max(-0, +0) by operand order. Recorded: "
+        'specs/max.json, "verify: NumPy\'s maximum keeps -0 by operand order"',
         _numpy_maximum,
     ),
 )

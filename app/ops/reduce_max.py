@@ -196,7 +196,8 @@ def _numpy_max(
 IMPLEMENTATIONS = (
     Implementation(
         "NumPy max (np.max over the axes)",
-        "SPEC-NOTES, Max: NumPy's maximum answers Max(-0, +0) by operand order, and np.max reduces with it",
+        "SPEC-NOTES, Max: NumPy's maximum answers Max(-0, +0) by operand order, and np.max reduces with it. "
+        'Recorded: specs/reduce_max.json, "verify: np.max keeps -0 by the order it meets it"',
         _numpy_max,
     ),
 )

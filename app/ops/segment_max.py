@@ -493,7 +493,8 @@ IMPLEMENTATIONS = (
         "OpenVINO 2026.4 CPU",
         f"{OPENVINO}: NaN skipped within a segment; the lowest value for a segment of only NaN or -inf; LOWEST "
         "computed in f32 (f16) or i32 (s16, u16, u32, u64) and cast, so f16 fills -inf and s16 0; u16's cast "
-        "gives 0, the spec's own value",
+        "gives 0, the spec's own value. Recorded: specs/segment_max.json, the \"verify: OpenVINO's CPU answer\" "
+        "cases",
         _openvino_cpu,
     ),
 )
