@@ -53,6 +53,10 @@ def verify(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> Verifica
                     f"verify needs data on every input and output; {side}[{index}] has none",
                 )
     inferred = verdict.outputs or []
+    if len(given) != len(inferred):  # the declared-output check said so when it could; else no shapes known
+        raise NotEvaluable(
+            "outputs", f"{spec.kind} has {len(inferred)} inferred output(s); {len(given)} given"
+        )
     arrays = [ctx.values(index) for index in range(len(descriptor.inputs))]
     _refuse_oversize(spec, descriptor, arrays, inferred, settings)  # type: ignore[arg-type]
     answers = [
@@ -106,6 +110,11 @@ def _refuse_oversize(
 def _decode_given(tensor: Any, out: OutputType, index: int, settings: Settings) -> np.ndarray:
     """The given output's data at the inferred shape (a declared symbol such as "N" takes its value)."""
     path = f"outputs[{index}]"
+    if tensor.strides is not None and len(tensor.strides) != len(out.shape):  # type: ignore[arg-type]
+        raise NotEvaluable(
+            f"{path}.strides",
+            f"strides has {len(tensor.strides)} entries but output {index} has rank {len(out.shape)}",  # type: ignore[arg-type]
+        )
     try:
         return np.ascontiguousarray(decode(tensor.model_copy(update={"shape": out.shape}), path, settings))
     except PayloadError as exc:

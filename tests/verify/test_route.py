@@ -6,6 +6,8 @@ import base64
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from app.core.config import Settings
 from app.main import create_app
@@ -107,6 +109,10 @@ def test_invalid_descriptor_is_a_422_with_its_diagnostics(client) -> None:
         ),
         (with_answer(MAX, "f32", [2, 2], [[0, 0], [0]]), "outputs[0].data"),
         (with_answer(MAX, "f32", [2, 2], [[0, 0], [0, "x"]]), "outputs[0].data[3]"),
+        (
+            {**MAX, "outputs": [{"dtype": "f32", "shape": None, "strides": [2, 1, 1], "data": [0, 0, 0, 0]}]},
+            "outputs[0].strides",
+        ),
     ],
 )
 def test_unreadable_answers_are_422_naming_the_place(client, document, path) -> None:
@@ -142,3 +148,55 @@ def test_ops_list_mismatch_classes_and_implementations(client) -> None:
         "value",
     ]
     assert len(argmax["implementations"]) == 3
+
+
+JSONISH = st.recursive(
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats()
+    | st.sampled_from(["nan", "-inf", "x"]),
+    lambda inner: st.lists(inner, max_size=4),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    kind=st.sampled_from(["Max", "SegmentMax", "Argmax", "ReduceMax"]),
+    dtype=st.sampled_from(["f32", "bf16", "s64", "u8", "sa32", "boolean"]),
+    shape=st.none() | st.lists(st.integers(0, 3) | st.just("N"), max_size=3),
+    strides=st.none() | st.lists(st.integers(-1, 4), max_size=3),
+    data=JSONISH
+    | st.fixed_dictionaries(
+        {"encoding": st.just("base64"), "bytes": st.sampled_from(["", "AAAA", "AA=", "!"])}
+    ),
+    count=st.integers(0, 2),
+)
+def test_hostile_answers_never_500(client, kind, dtype, shape, strides, data, count) -> None:
+    descriptor = {
+        "Max": MAX,
+        "SegmentMax": {
+            "kind": "SegmentMax",
+            "attrs": {"fill_mode": "ZERO"},
+            "inputs": [
+                {"dtype": "f32", "shape": [3, 1], "data": [[1], ["nan"], [2]]},
+                {"dtype": "s32", "shape": [3], "data": [0, 0, 2]},
+            ],
+        },
+        "Argmax": {
+            "kind": "Argmax",
+            "attrs": {"axis": 0, "top_k": 1},
+            "inputs": [{"dtype": "sa8", "shape": [2, 2], "strides": [3, 1], "data": [1, 2, 9, 3, 4]}],
+        },
+        "ReduceMax": {
+            "kind": "ReduceMax",
+            "attrs": {"axes": [0]},
+            "inputs": [{"dtype": "f32", "shape": [2], "data": [1, -0.0]}],
+        },
+    }[kind]
+    output = {"dtype": dtype, "shape": shape, "data": data}
+    if strides is not None:
+        output["strides"] = strides
+    response = client.post("/v1/verify", json={**descriptor, "outputs": [output] * count})
+    assert response.status_code in (200, 413, 422), response.text
