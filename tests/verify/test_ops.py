@@ -331,3 +331,64 @@ def test_reduce_max_classes_and_numpy_max() -> None:
     output = single(run(with_answer(REDUCE, "f32", [3], [-0.0, 1, -2])))
     assert output["classes"] == {"signed_zero": 1, "nan_dropped": 1, "value": 1}
     assert output["like"] == []
+
+
+# --- every modelled implementation: found when exact, not claimed with one more difference ------
+
+# A unique maximum first: the tie orders agree with MLI's there and differ after it.
+TIES_AFTER_MAX = {**TIES, "inputs": [{"dtype": "sa8", "shape": [4], "data": [9, 5, 5, 5]}]}
+LIKE_CASES = {
+    OPENVINO: (SEGMENTS, "f32", [6]),
+    "lowest-index-first ties (a stable sort by value)": (TIES_AFTER_MAX, "sa32", [1, 3]),
+    "highest-index-first ties": (TIES_AFTER_MAX, "sa32", [1, 3]),
+    "slice positions instead of memory offsets (NumPy-style indices)": (AXIS_0, "sa32", [2, 1]),
+    NUMPY_MAX: (ZEROS, "f32", [3]),
+    "NumPy max (np.max over the axes)": (REDUCE, "f32", [3]),
+}
+
+
+def test_every_implementation_has_a_like_case() -> None:
+    from app.ops import REGISTRY
+
+    assert {i.name for spec in REGISTRY.values() for i in spec.implementations} == set(LIKE_CASES)
+
+
+@pytest.mark.parametrize("name", list(LIKE_CASES))
+def test_like_found_exactly_and_not_with_one_more_difference(name) -> None:
+    from app.ops import BY_NAME, DESCRIPTOR
+
+    document, dtype, shape = LIKE_CASES[name]
+    descriptor = DESCRIPTOR.validate_python(document)
+    spec = BY_NAME[descriptor.kind]
+    implementation = next(i for i in spec.implementations if i.name == name)
+    inputs = _inputs(descriptor)
+    expected = spec.evaluate(descriptor, inputs)
+    answer = implementation.run(descriptor, inputs, expected).outputs[0]
+    result = run(with_answer(document, dtype, shape, _wire(answer, dtype)))
+    assert like_names(result) == [name]
+    same = np.flatnonzero(
+        (answer == expected[0]).reshape(-1) & ~np.isnan(answer.astype(np.float64)).reshape(-1)
+    )
+    spoilt = answer.copy().reshape(-1)
+    spoilt[same[-1]] += 1  # one element the model and the spec agree on
+    result = run(with_answer(document, dtype, shape, _wire(spoilt.reshape(answer.shape), dtype)))
+    assert result.outputs[0]["like"] == []
+    assert (
+        result.outputs[0]["mismatches"]
+        == run(with_answer(document, dtype, shape, _wire(answer, dtype))).outputs[0]["mismatches"] + 1
+    )
+
+
+def _inputs(descriptor) -> list[np.ndarray]:
+    from app.core.config import Settings
+    from app.core.engine import check
+    from app.ops import BY_NAME
+
+    _, ctx = check(BY_NAME[descriptor.kind], descriptor, Settings())
+    return [ctx.values(i) for i in range(len(descriptor.inputs))]
+
+
+def _wire(array: np.ndarray, dtype: str):
+    from app.core.payload import encode
+
+    return encode(array, dtype, as_base64=False)
