@@ -491,11 +491,16 @@ def classify(case: Case, index: int, at: np.ndarray, want: np.ndarray, got: np.n
 
 
 def _tie_break_columns(rows: np.ndarray, k: int, *, last_first: bool) -> np.ndarray:
-    """Each row's top k columns with equal values in index order: lowest index first, or highest first."""
-    keys = -rows.astype(np.int64)
-    if last_first:
-        return rows.shape[1] - 1 - np.argsort(keys[:, ::-1], axis=1, kind="stable")[:, :k]
-    return np.argsort(keys, axis=1, kind="stable")[:, :k]
+    """Each row's top k columns with equal values in index order: lowest index first, or highest first.
+
+    Only values at or above the row's k-th largest are sorted, so the work and memory follow the
+    candidates (k per row, more only where the k-th value ties), not the whole tensor."""
+    n, length = rows.shape
+    kth = np.partition(rows, length - k, axis=1)[:, length - k : length - k + 1]
+    r, c = np.nonzero(rows >= kth)
+    order = np.lexsort((-c if last_first else c, -rows[r, c].astype(np.int64), r))
+    r, c = r[order], c[order]
+    return c[np.searchsorted(r, np.arange(n))[:, None] + np.arange(k)]
 
 
 def _tie_order(case: Case, row: int) -> str:

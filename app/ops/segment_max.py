@@ -424,11 +424,9 @@ def classify(case: Case, index: int, at: np.ndarray, want: np.ndarray, got: np.n
         n_first, n_end = seg.bounds(there)
         usable = (neighbour >= 0) & (neighbour < seg.count) & (n_first < n_end)
         boundary |= usable & equal_bits(got, spec_rows[there, column], is_float)
-    for row in (first - 1, end):  # the rows just before and just after the segment's own
+    for row in (first - 1, end) if seg.ids.size else ():  # the rows just before and after the segment's own
         usable = (row >= 0) & (row < seg.ids.size)
-        boundary |= usable & equal_bits(
-            got, rows[np.clip(row, 0, max(seg.ids.size - 1, 0)), column], is_float
-        )
+        boundary |= usable & equal_bits(got, rows[np.clip(row, 0, seg.ids.size - 1), column], is_float)
     classes = np.full(at.shape, "", dtype=object)
     classes[boundary] = "segment_boundary"
     classes[first == end] = "empty_fill"
@@ -458,6 +456,7 @@ def _openvino_cpu(d: SegmentMaxOp, arrays: Sequence[np.ndarray], expected: Seque
     is_float = DTYPES[dtype].is_float
     count = spec.shape[0]
     kept = count_below(ids, count)
+    inner = math.prod(data.shape[1:])  # explicit: reshape cannot infer it from no rows
     lowest = _openvino_lowest(dtype)
     fill = lowest if d.attrs.mode == "LOWEST" else 0
     present = np.zeros(count, dtype=bool)
@@ -466,7 +465,7 @@ def _openvino_cpu(d: SegmentMaxOp, arrays: Sequence[np.ndarray], expected: Seque
     if is_float:
         wide = widen(data)
         nan = np.isnan(wide)
-        has_nan[ids[:kept][nan[:kept].reshape(kept, -1).any(axis=1)]] = True
+        has_nan[ids[:kept][nan[:kept].reshape(kept, inner).any(axis=1)]] = True
         result = segment_max(np.where(nan, -np.inf, wide).astype(wide.dtype), ids, count, -np.inf)
         only = np.isneginf(result) & present.reshape((count,) + (1,) * (result.ndim - 1))
         out = result.astype(data.dtype)
@@ -474,7 +473,7 @@ def _openvino_cpu(d: SegmentMaxOp, arrays: Sequence[np.ndarray], expected: Seque
     else:
         out = segment_max(data, ids, count, 0)
     out[~present] = fill
-    differ = ~equal_bits(out, spec, is_float).reshape(count, -1).all(axis=1)
+    differ = ~equal_bits(out, spec, is_float).reshape(count, inner).all(axis=1)
     parts = []
     for what, segments in (
         ("NaN ignored in", differ & has_nan),

@@ -148,6 +148,29 @@ def test_segment_max_boundary_and_value(answer, classes) -> None:
     assert single(run(with_answer(descriptor, "f32", [2], answer)))["classes"] == classes
 
 
+@pytest.mark.parametrize(
+    ("data", "ids", "count", "answer", "spec_answer"),
+    [
+        ([0.0], [1], 1, [1.0], [0.0]),  # the only row's id is past num_segments
+        ([], [], 2, [0.0, 5.0], [0.0, 0.0]),  # no rows at all
+    ],
+)
+def test_segment_max_with_no_rows_in_the_output(data, ids, count, answer, spec_answer) -> None:
+    descriptor = {
+        "kind": "SegmentMax",
+        "attrs": {"fill_mode": "ZERO"},
+        "inputs": [
+            {"dtype": "f32", "shape": [len(data)], "data": data},
+            {"dtype": "s32", "shape": [len(ids)], "data": ids},
+            {"dtype": "s32", "shape": [], "data": count},
+        ],
+    }
+    assert run(with_answer(descriptor, "f32", [count], spec_answer)).conformant
+    output = single(run(with_answer(descriptor, "f32", [count], answer)))
+    assert output["classes"] == {"empty_fill": 1}
+    assert output["like"] == []
+
+
 def test_segment_max_signed_zero_in_rows_of_several_elements() -> None:
     descriptor = {
         "kind": "SegmentMax",
