@@ -18,10 +18,10 @@ import numpy as np
 from pydantic import ValidationError
 
 from app.core.config import get_settings
-from app.core.dtypes import canonical_dtype
+from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.engine import Invalid, NotEvaluable
 from app.core.payload import LimitExceeded
-from app.core.registry import Descriptor, OpSpec
+from app.core.registry import Descriptor, OpSpec, Port
 from app.core.verify import Verification, verify
 from app.formats import descriptors, jsonpos
 from app.formats.source import Source, unreadable
@@ -182,33 +182,43 @@ def _load_npz(path: Path, side: str) -> list[tuple[str, np.ndarray]]:
         raise NpzError(side, f"cannot read {path} as a .npz file of plain arrays: {exc}") from None
 
 
-def _bind(spec: OpSpec, side: str, arrays: list[tuple[str, np.ndarray]]) -> list[tuple[str, np.ndarray]]:
-    """(port name, array) in port order: by name when every array is named after a port (Max's inputs
-    are X1, X2, ...), else in the file's order (np.savez's arr_0, arr_1, ...)."""
-    ports = spec.inputs if side == "inputs" else spec.outputs
+def _bind(ports: tuple[Port, ...], arrays: list[tuple[str, np.ndarray]]) -> list[np.ndarray]:
+    """The arrays in port order: by name when every array is named after a port (Max's inputs are X1,
+    X2, ...), else in the file's order (np.savez's arr_0, arr_1, ...)."""
     if ports and ports[-1].variadic:
         names = [f"{ports[-1].name}{i + 1}" for i in range(len(arrays))]
     else:
         names = [port.name for port in ports]
     by_name = dict(arrays)
     if set(by_name) <= set(names):
-        return [(name, by_name[name]) for name in names if name in by_name]
-    return [(names[i] if i < len(names) else name, array) for i, (name, array) in enumerate(arrays)]
+        return [by_name[name] for name in names if name in by_name]
+    return [array for _, array in arrays]
 
 
-def _tensor(side: str, index: int, port: str, declared: dict | None, array: np.ndarray) -> dict:
-    """The wire tensor for an array: the declared dtype, shape and strides kept, the data as raw bytes."""
-    try:
-        dtype = canonical_dtype(array.dtype.name)
-    except ValueError as exc:
-        raise NpzError(f"{side}[{index}]", f"{port}: {exc}") from None
+def _dtype(array: np.ndarray, declared: str | None, accepted: frozenset[str], where: str) -> str:
+    """The array's own dtype, so a kernel's wrong type shows as a diagnostic; where several dtypes share
+    its memory type (int8 is s8 and MLI's sa8), the declared one, else the one the port accepts."""
+    same = [name for name, dt in DTYPES.items() if dt.numpy == array.dtype]
+    if not same:
+        raise NpzError(
+            where, f"the array's type {array.dtype} is none of opspec's dtypes ({', '.join(DTYPES)})"
+        )
+    for choice in (declared, *sorted(set(same) & accepted, key=list(DTYPES).index)):
+        if choice in same:
+            return choice
+    return same[0]
+
+
+def _tensor(where: str, port: Port, declared: dict | None, array: np.ndarray) -> dict:
+    """The wire tensor for an array: the declared shape and strides kept, the data as raw bytes."""
     tensor = dict(declared or {})
     tensor.pop("data", None)
-    declared_dtype = tensor.get("dtype")
-    if declared_dtype is not None and canonical_dtype(str(declared_dtype)) in ("sa8", "fx16", "sa32"):
-        dtype = canonical_dtype(str(declared_dtype))  # MLI's raw types: int8 / int16 / int32 memory
-    tensor.setdefault("dtype", dtype)
-    if tensor.get("strides") is None and tensor.get("mem_stride") is None and tensor.get("stride") is None:
+    try:
+        named = canonical_dtype(str(tensor["dtype"])) if "dtype" in tensor else None
+    except ValueError:
+        named = None  # the descriptor's own check says what is wrong with it
+    tensor["dtype"] = _dtype(array, named, port.dtypes, where)
+    if all(tensor.get(name) is None for name in ("strides", "stride", "mem_stride")):
         tensor["shape"] = list(array.shape)  # symbols in the descriptor take the array's sizes
     raw = np.ascontiguousarray(array).astype(array.dtype.newbyteorder("<"), copy=False).tobytes()
     tensor["data"] = {"encoding": "base64", "bytes": base64.b64encode(raw).decode("ascii")}
@@ -234,10 +244,16 @@ def read_npz(descriptor_path: str, inputs_path: str, outputs_path: str) -> FileR
         document = dict(raw)
         for side, path in (("inputs", inputs_path), ("outputs", outputs_path)):
             declared = document.get(side) or []
-            bound = _bind(spec, side, _load_npz(Path(path), side))
+            ports = spec.inputs if side == "inputs" else spec.outputs
             document[side] = [
-                _tensor(side, i, port, declared[i] if i < len(declared) else None, array)
-                for i, (port, array) in enumerate(bound)
+                # Past the last port: Max's variadic X, or one too many, which the check reports.
+                _tensor(
+                    f"{side}[{i}]",
+                    ports[min(i, len(ports) - 1)],
+                    declared[i] if i < len(declared) else None,
+                    array,
+                )
+                for i, array in enumerate(_bind(ports, _load_npz(Path(path), side)))
             ]
     except NpzError as exc:
         report.rules[NPZ_RULE.id] = NPZ_RULE
