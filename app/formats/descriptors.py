@@ -63,7 +63,20 @@ def entries(document: Any) -> list[tuple[str, Any]]:
     return [("", document)]
 
 
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string" if isinstance(value, str) else "an array"
+
+
 def check_descriptor(index: int, where: str, raw: Any, report: FileReport) -> Unit:
+    if not isinstance(raw, dict):
+        report.rules[DESCRIPTOR_RULE.id] = DESCRIPTOR_RULE
+        message = f"a descriptor is a JSON object with kind, attrs and inputs; this is {_json_type(raw)}"
+        finding = Finding("error", DESCRIPTOR_RULE.id, message, where, DESCRIPTOR_RULE.spec)
+        return Unit(index, where, None, "malformed", [finding])
     kind = raw.get("kind") if isinstance(raw, dict) and isinstance(raw.get("kind"), str) else None
     try:
         descriptor = DESCRIPTOR.validate_python(raw)
@@ -156,12 +169,11 @@ def read(source: Source) -> FileReport:
 
 
 def place(report: FileReport, text: str) -> None:
-    """Give every finding and unit its line and column, from one scan of the text."""
-    try:
-        found = jsonpos.positions(text)
-    except (jsonpos.JSONPosError, RecursionError):  # json.loads read it, so the scan should too
-        return
+    """Give every finding and unit its line and column, walking the text only to the paths they name."""
+    wanted = [unit.name for unit in report.units]
+    wanted += [finding.path for unit in report.units for finding in unit.findings]
+    found = jsonpos.find(text, wanted)
     for unit in report.units:
-        unit.line, unit.column = jsonpos.locate(found, unit.name) or (None, None)
+        unit.line, unit.column = found[unit.name]
         for finding in unit.findings:
-            finding.line, finding.column = jsonpos.locate(found, finding.path) or (None, None)
+            finding.line, finding.column = found[finding.path]

@@ -58,5 +58,5 @@ def document(report: RunReport) -> dict[str, Any]:
 
 
 def write(report: RunReport, out: TextIO) -> None:
-    json.dump(document(report), out, indent=2, ensure_ascii=False)
-    out.write("\n")
+    # dumps, not dump: one write, not one per token
+    out.write(json.dumps(document(report), indent=2, ensure_ascii=False) + "\n")
