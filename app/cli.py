@@ -133,7 +133,9 @@ def _emit(report: RunReport, args: argparse.Namespace) -> int:
             with open(args.output, "w", encoding="utf-8") as out:
                 writer(report, out)
         except OSError as exc:
-            print(f"opspec {report.command}: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            print(
+                f"opspec {report.command}: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr
+            )
             return EXIT_MALFORMED
     if args.format != "text":  # the log still says how the run went
         print(text.summary_line(report.summary(), report.unit_noun), file=sys.stderr)
