@@ -149,6 +149,10 @@ OP = OpSpec(
     notes=(
         "NumPy's maximum and onnxruntime answer Max(-0, +0) by operand order; the profile's maximum, and "
         "opspec, give +0 in either order.",
+        "onnxruntime 1.32's CPU Max keeps the earlier or the later of -0 and +0 depending on the dtype, the "
+        "shapes and the element's place in a vector loop (measured over shapes up to [2, 3]: f16 the earlier, "
+        "f32 and f64 mostly the later, some mixed within one output), so POST /v1/verify names its answers "
+        "signed_zero but models no onnxruntime answer; NumPy's np.maximum is modelled.",
         "NumPy broadcasts [0] with [1] to [0]; under the profile a dim is the largest size, 1, so [0] with "
         "[1] (or with a scalar) is an error.",
         "ONNX reports a broadcast clash as 'Incompatible dimensions' without the shapes, and its checker "
