@@ -357,13 +357,14 @@ def evaluate(d: SegmentMaxOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
 # --- verification: why a given output differs, and OpenVINO's CPU plugin as a modelled kernel -----------
 
 MISMATCH_CLASSES = (
-    MismatchClass("empty_fill", "An empty segment holds another value than its fill (zero, -inf, or another "
+    MismatchClass("empty_fill", "An empty segment holds a value other than its fill (zero, -inf, another "
                   "type's lowest where LOWEST is due, ...); the detail names the value given."),
     MismatchClass("segment_boundary", "The value belongs to a neighbouring segment: its maximum, or a row just "
                   "across the boundary."),
 )  # fmt: skip
 # The types OpenVINO's CPU plugin computes WRONG_LOWEST in, and so takes "lowest" from.
 COMPUTE_TYPE = {"f16": "f32", "s16": "s32", "u16": "s32", "u32": "s32", "u64": "s32"}
+assert set(COMPUTE_TYPE) == WRONG_LOWEST
 
 
 @dataclass(frozen=True)
