@@ -97,7 +97,34 @@ def run_check(names: Iterable[str], *, strict: bool = False) -> RunReport:
 
 
 def _check(args: argparse.Namespace) -> int:
-    report = run_check(args.files, strict=args.strict)
+    return _emit(run_check(args.files, strict=args.strict), args)
+
+
+VERIFY_HELP = """\
+Each FILE holds a descriptor (a list of them, or {"ops": [...]}) whose inputs carry data and whose
+outputs carry the implementation's answer as data. Or give --descriptor with --inputs and --outputs:
+.npz files (numpy.savez; read with allow_pickle off) whose arrays bind to ports by name (src, data,
+segment_ids, X1, X2, in, dst, output, Y, out ...) or else in order.
+
+exit codes:
+  0  every output is conformant: the spec's answer, bit for bit (NaN payloads aside)
+  1  some element differs (or a descriptor breaks a rule; with --strict, a warning)
+  2  some input could not be read or compared (no data, a limit crossed; the worst case wins)
+"""
+
+
+def run_verify(args: argparse.Namespace) -> RunReport:
+    from app.formats import verify_cases
+
+    report = RunReport(version=version(), strict=args.strict, command="verify", unit_noun="cases")
+    if args.descriptor is not None:
+        report.add(verify_cases.read_npz(args.descriptor, args.inputs, args.outputs))
+    for source in _sources(_paths(args.files), get_settings().max_body_bytes):
+        report.add(verify_cases.read(source))
+    return report
+
+
+def _emit(report: RunReport, args: argparse.Namespace) -> int:
     writer = WRITERS[args.format]
     if args.format == "text":
         writer = functools.partial(text.write, verbose=args.verbose)
@@ -108,11 +135,30 @@ def _check(args: argparse.Namespace) -> int:
             with open(args.output, "w", encoding="utf-8") as out:
                 writer(report, out)
         except OSError as exc:
-            print(f"opspec check: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            print(
+                f"opspec {report.command}: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr
+            )
             return EXIT_MALFORMED
     if args.format != "text":  # the log still says how the run went
         print(text.summary_line(report.summary(), report.unit_noun), file=sys.stderr)
     return report.exit_code()
+
+
+def _verify(args: argparse.Namespace) -> int:
+    if args.descriptor is None and not args.files:
+        args.parser.error("give case files, or --descriptor with --inputs and --outputs")
+    if args.descriptor is not None and (args.inputs is None or args.outputs is None):
+        args.parser.error("--descriptor needs --inputs and --outputs (.npz files)")
+    return _emit(run_verify(args), args)
+
+
+def _report_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
+    command.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE, not stdout")
+    command.add_argument("--strict", action="store_true", help="warnings fail the run too (exit 1)")
+    command.add_argument(
+        "-v", "--verbose", action="store_true", help="text: a line per unit with its outputs"
+    )
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -176,6 +222,22 @@ def build_parser() -> argparse.ArgumentParser:
         "-v", "--verbose", action="store_true", help="text: a line per descriptor with its outputs"
     )
     check.set_defaults(run=_check)
+    verify = commands.add_parser(
+        "verify",
+        help="compare an implementation's outputs with the spec's; exit 0 conformant, 1 not, 2 unreadable",
+        description="Verify outputs element by element: mismatches by cause, and the known implementation "
+        "they match.",
+        epilog=VERIFY_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    verify.add_argument("files", nargs="*", help="case files, directories, or - for standard input")
+    verify.add_argument("--descriptor", metavar="D.json", help="a descriptor whose tensors are in .npz files")
+    verify.add_argument("--inputs", metavar="IN.npz", help="the inputs' arrays (with --descriptor)")
+    verify.add_argument(
+        "--outputs", metavar="OUT.npz", help="the implementation's outputs (with --descriptor)"
+    )
+    _report_options(verify)
+    verify.set_defaults(run=_verify, parser=verify)
     return parser
 
 
