@@ -17,8 +17,8 @@ from app.core.diagnostics import Rule
 from app.core.dtypes import FLOATS
 from app.core.engine import Context
 from app.core.kernels import reduce_max
-from app.core.numbers import Int64, show
 from app.core.mismatch import Implementation, Modelled, differing_positions
+from app.core.numbers import Int64, show
 from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
 from app.core.shapes import format_shape, normalize_axes, reduce_shape
 
