@@ -67,7 +67,7 @@ def shown_in(shown: Any, real: Any) -> bool:
 
 def test_the_readme_has_an_example_for_every_endpoint(client) -> None:
     paths = {_request(command)[1].split("?")[0] for command, _ in (p.values for p in _examples())}
-    routes = {"/healthz", "/v1/ops", "/v1/validate", "/v1/validate/batch", "/v1/evaluate"}
+    routes = {"/healthz", "/v1/ops", "/v1/validate", "/v1/validate/batch", "/v1/evaluate", "/v1/verify"}
     assert routes <= paths
     assert any(path.startswith("/v1/ops/") for path in paths)
 

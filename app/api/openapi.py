@@ -9,6 +9,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from fastapi import FastAPI
@@ -58,6 +59,11 @@ def _example_answers() -> dict[tuple[str, str], Any]:
         ("get", "/v1/ops"): [ops._summary(spec) for spec in REGISTRY.values()],
         ("get", "/v1/ops/{kind}"): ops.describe(first).model_dump(mode="json"),
     }
+    from app.api.routes import verify
+
+    answers[("post", "/v1/verify")] = json.loads(
+        verify._verify(json.dumps(verify._EXAMPLE).encode(), settings).body
+    )
     for kind, example in check._EVALUATE_EXAMPLES.items():
         result = evaluate(BY_NAME[kind], DESCRIPTOR.validate_python(example["value"]), settings)
         answers[("post", "/v1/evaluate")] = {

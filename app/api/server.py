@@ -15,52 +15,54 @@ from typing import Any
 import uvicorn
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
-from app.core.config import Settings
+from app.core.config import Settings, get_settings
 
 
-def header_timeout_protocol(seconds: float) -> type[H11Protocol]:
-    class HeaderTimeout(H11Protocol):
-        """From the connection's start, and from the end of each answer, the next request's headers
-        must arrive within `seconds`."""
+class HeaderTimeout(H11Protocol):
+    """From the connection's start, and from the end of each answer, the next request's headers must
+    arrive within Settings.header_timeout seconds.
 
-        _header_timer: asyncio.TimerHandle | None = None
+    A module-level class reading the settings itself, not one made per call: with --workers, uvicorn
+    pickles its config into each worker process, and a class made inside a function cannot be pickled.
+    """
 
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            super().connection_made(transport)
-            self._arm()
+    _header_timer: asyncio.TimerHandle | None = None
 
-        def on_response_complete(self) -> None:
-            super().on_response_complete()
-            self._arm()
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
 
-        def connection_lost(self, exc: Exception | None) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
-            super().connection_lost(exc)
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()
 
-        def _arm(self) -> None:
-            if self._header_timer is not None:
-                self._header_timer.cancel()
-            self._header_timer = self.loop.call_later(seconds, self._expire, self.cycle)
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+        super().connection_lost(exc)
 
-        def _expire(self, cycle_then: Any) -> None:
-            # A new cycle means the headers of a new request arrived in time: leave it to finish.
-            if self.cycle is cycle_then and not self.transport.is_closing():
-                self.transport.close()
+    def _arm(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+        self._header_timer = self.loop.call_later(get_settings().header_timeout, self._expire, self.cycle)
 
-    return HeaderTimeout
+    def _expire(self, cycle_then: Any) -> None:
+        # A new cycle means the headers of a new request arrived in time: leave it to finish.
+        if self.cycle is cycle_then and not self.transport.is_closing():
+            self.transport.close()
 
 
-def run(settings: Settings, host: str, port: int) -> None:
+def run(settings: Settings, host: str, port: int, workers: int = 1) -> None:
     # Large bodies are worked on in threads that hold the GIL in long C calls; the event loop waits
     # for the GIL up to the switch interval each time it wants it. 1 ms instead of 5 keeps /healthz
-    # answering while they run, for a little throughput.
+    # answering while they run, for a little throughput. (Here, so only a served process changes it.)
     sys.setswitchinterval(settings.switch_interval)
     uvicorn.run(
         "app.main:app",
         host=host,
         port=port,
-        http=header_timeout_protocol(settings.header_timeout),
+        workers=workers,
+        http=HeaderTimeout,
         timeout_keep_alive=settings.keepalive_timeout,
         access_log=False,  # the app writes its own, as JSON with the request id
         log_level="info",

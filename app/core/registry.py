@@ -13,7 +13,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.core.diagnostics import Rule
-from app.core.dtypes import describe
+from app.core.dtypes import FLOATS, describe
+from app.core.mismatch import FLOAT_CLASSES, VALUE, Classify, Explain, Implementation, MismatchClass
 from app.core.shapes import Shape
 from app.core.tensors import Tensor
 
@@ -106,6 +107,12 @@ class OpSpec:
     count_rule: str | None = None  # the spec's own id for the input count (SONNX's C1), if it has one
     kernel_steps: StepCount | None = None  # for a kernel with sequential work: its worst case
     output_dtypes: DTypeRule | None = None
+    # Verification: the op's own mismatch classes (besides the float ones and `value`), how it tells them
+    # apart and explains one, and the real implementations' documented departures as alternative kernels.
+    mismatch_classes: tuple[MismatchClass, ...] = ()
+    classify: Classify | None = None
+    explain: Explain | None = None
+    implementations: tuple[Implementation, ...] = ()
     all_rules: tuple[Rule, ...] = field(init=False)
     rule_book: dict[str, Rule] = field(init=False)  # all_rules by id, built once
 
@@ -122,6 +129,11 @@ class OpSpec:
         object.__setattr__(self, "all_rules", self.rules + common)
         object.__setattr__(self, "rule_book", {rule.id: rule for rule in self.all_rules})
         assert len(self.rule_book) == len(self.all_rules), f"{self.kind}: duplicate rule ids"
+
+    @property
+    def all_mismatch_classes(self) -> tuple[MismatchClass, ...]:
+        floats = FLOAT_CLASSES if any(port.dtypes & FLOATS for port in self.outputs) else ()
+        return (*floats, *self.mismatch_classes, VALUE)
 
     @property
     def aliases(self) -> tuple[str, ...]:

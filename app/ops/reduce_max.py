@@ -7,6 +7,7 @@ otherwise reduced dims disappear; axes unknown (an input without data) -> dims u
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -16,6 +17,7 @@ from app.core.diagnostics import Rule
 from app.core.dtypes import FLOATS
 from app.core.engine import Context
 from app.core.kernels import reduce_max
+from app.core.mismatch import Implementation, Modelled, differing_positions
 from app.core.numbers import Int64, show
 from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
 from app.core.shapes import axis_problems, format_shape, normalize_axes, reduce_shape
@@ -182,6 +184,32 @@ def evaluate(d: ReduceMaxOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
     return [reduce_max(src, reduced, d.attrs.keep_dims)]
 
 
+def _numpy_max(
+    d: ReduceMaxOp, arrays: Sequence[np.ndarray], expected: Sequence[np.ndarray]
+) -> Modelled | None:
+    """np.max over the axes: its maximum keeps -0 or +0 by the order it meets them (NaN still absorbs).
+    Not modelled for the identity (no axes) or an empty maximum, which np.max refuses."""
+    src = arrays[0]
+    axes = d.attrs.axes if len(arrays) < 2 else arrays[1].reshape(-1).tolist()
+    reduced = normalize_axes(axes, src.ndim).axes
+    if not reduced or any(src.shape[axis] == 0 for axis in reduced):
+        return None
+    with np.errstate(invalid="ignore"):  # NaN is an answer here, not a fault
+        out = np.asarray(np.max(src, axis=tuple(reduced), keepdims=d.attrs.keep_dims))
+    where = differing_positions(expected[0], out, is_float=True)
+    return Modelled([out], f"-0 kept over +0 by the order np.max meets them at {where}")
+
+
+IMPLEMENTATIONS = (
+    Implementation(
+        "NumPy max (np.max over the axes)",
+        "SPEC-NOTES, Max: NumPy's maximum answers Max(-0, +0) by operand order, and np.max reduces with it. "
+        'Recorded: specs/reduce_max.json, "verify: np.max keeps -0 by the order it meets it"',
+        _numpy_max,
+    ),
+)
+
+
 OP = OpSpec(
     kind=KIND,
     descriptor=ReduceMaxOp,
@@ -198,6 +226,7 @@ OP = OpSpec(
     infer=infer,
     output_dtypes=output_dtypes,
     evaluate=evaluate,
+    implementations=IMPLEMENTATIONS,
     dtype_source=f"{SPEC}, Supported Data Types",
     dtype_table=(
         {"src": "f32", "axes": "s32", "dst": "f32"},

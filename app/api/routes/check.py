@@ -32,7 +32,7 @@ _EVALUATE_EXAMPLES = {
 }
 
 
-def _body(examples: dict) -> dict:
+def descriptor_body(examples: dict) -> dict:
     """The descriptor's schema for routes that parse the body themselves; the $refs resolve because
     the batch route's model puts every op's descriptor into the components."""
     schema = DESCRIPTOR.json_schema(ref_template="#/components/schemas/{model}")
@@ -79,7 +79,7 @@ def verdict(descriptor: Descriptor, settings: Settings) -> Verdict:
     response_model=Verdict,
     responses=_PROBLEMS,
     summary="Validate one descriptor",
-    openapi_extra=_body(_EXAMPLES),
+    openapi_extra=descriptor_body(_EXAMPLES),
 )
 async def validate(request: Request) -> Response:
     """200 for every well-formed descriptor, valid or not: the verdict, the inferred outputs and every
@@ -151,7 +151,7 @@ def _validate_batch(body: bytes, settings: Settings) -> Response:
         422: {"model": Problem, "description": "Not a descriptor, not valid, or no data."},
     },
     summary="Evaluate the reference kernel on the inputs' data",
-    openapi_extra=_body(_EVALUATE_EXAMPLES),
+    openapi_extra=descriptor_body(_EVALUATE_EXAMPLES),
 )
 async def evaluate(request: Request, settings: SettingsDep) -> Response:
     """Validates first (an invalid descriptor is a 422 carrying the diagnostics); sizes are checked

@@ -1,6 +1,6 @@
 from fastapi import APIRouter, HTTPException
 
-from app.api.models import OpDetail, OpSummary, PortInfo, RuleInfo
+from app.api.models import ImplementationInfo, MismatchClassInfo, OpDetail, OpSummary, PortInfo, RuleInfo
 from app.core.dtypes import describe as describe_dtypes
 from app.core.numbers import show
 from app.core.registry import OpSpec, Port
@@ -52,4 +52,8 @@ def describe(spec: OpSpec) -> OpDetail:
         ],
         examples=list(spec.examples),
         notes=list(spec.notes),
+        mismatch_classes=[
+            MismatchClassInfo(id=c.id, description=c.description) for c in spec.all_mismatch_classes
+        ],
+        implementations=[ImplementationInfo(name=i.name, evidence=i.evidence) for i in spec.implementations],
     )
