@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 import pytest
+from fastapi import Request, Response
 from fastapi.testclient import TestClient
 
 from app.api.routes import check
@@ -413,3 +414,25 @@ def test_slow_headers_and_a_trickled_body_are_cut_off() -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_a_route_declares_the_media_types_it_reads() -> None:
+    """The 415 rule is each route's own declaration: the content types of its requestBody (a route
+    reading XML or multipart lists them in openapi_extra), else JSON."""
+    app = create_app(Settings(access_log=False))
+    content = {"application/xml": {"schema": {"type": "string"}}, "multipart/form-data": {"schema": {}}}
+
+    @app.post("/v1/xml-reader", openapi_extra={"requestBody": {"content": content}})
+    async def reader(request: Request) -> Response:
+        return Response(str(len(await request.body())))
+
+    with TestClient(app) as own:
+        assert (
+            own.post("/v1/xml-reader", content=b"<a/>", headers={"content-type": "application/xml"}).text
+            == "4"
+        )
+        multipart = {"content-type": "multipart/form-data; boundary=x"}
+        assert own.post("/v1/xml-reader", content=b"--x--", headers=multipart).status_code == 200
+        refused = own.post("/v1/xml-reader", content=b"{}", headers=JSON)
+        assert refused.status_code == 415
+        assert refused.headers["accept-post"] == "application/xml, multipart/form-data"
