@@ -13,14 +13,15 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import multiprocessing
 import os
 import socket
 import statistics
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import numpy as np
@@ -34,6 +35,24 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+LOADS = (
+    "validate 3 MB of repeated axes",
+    "validate 1 MB of Max inputs",
+    "evaluate ReduceMax over 1M elements",
+)
+
+
+def worker(base: str, name: str, done: Any, count: Any) -> None:
+    body = bodies()[name]
+    route = "/v1/evaluate" if name.startswith("evaluate") else "/v1/validate"
+    with httpx.Client(base_url=base, timeout=120) as own:
+        while not done.is_set():
+            answer = own.post(route, content=body, headers=JSON)
+            assert answer.status_code == 200, answer.text[:300]
+            with count.get_lock():
+                count.value += 1
 
 
 def bodies() -> dict[str, bytes]:
@@ -102,26 +121,21 @@ def main() -> None:
                 time.sleep(0.1)
         with httpx.Client(base_url=base, timeout=60) as client:
             idle = latencies(client, min(args.seconds, 3))
-            loads = bodies()
-            done = threading.Event()
-            counts = dict.fromkeys(loads, 0)
-
-            def worker(name: str, body: bytes) -> None:
-                route = "/v1/evaluate" if name.startswith("evaluate") else "/v1/validate"
-                with httpx.Client(base_url=base, timeout=120) as own:
-                    while not done.is_set():
-                        answer = own.post(route, content=body, headers=JSON)
-                        assert answer.status_code == 200, answer.text[:300]
-                        counts[name] += 1
-
-            threads = [threading.Thread(target=worker, args=item, daemon=True) for item in loads.items()]
-            for thread in threads:
-                thread.start()
-            time.sleep(0.5)  # let the load start
+            # Load from other processes: threads here would hold this process's GIL while they encode
+            # megabytes, and the /healthz timings would measure the client, not the server.
+            done = multiprocessing.Event()
+            counts = {name: multiprocessing.Value("i", 0) for name in LOADS}
+            workers = [
+                multiprocessing.Process(target=worker, args=(base, name, done, counts[name]), daemon=True)
+                for name in LOADS
+            ]
+            for process in workers:
+                process.start()
+            time.sleep(1.0)  # let the load start
             busy = latencies(client, args.seconds)
             done.set()
-            for thread in threads:
-                thread.join(timeout=120)
+            for process in workers:
+                process.join(timeout=120)
     finally:
         server.terminate()
         server.wait(timeout=10)
@@ -134,7 +148,7 @@ def main() -> None:
     p99 = percentile(busy, 99)
     verdict = "meets" if p99 < GOAL_P99_MS else "MISSES"
     print(f"  p99 under load {p99:.1f} ms; goal < {GOAL_P99_MS:.0f} ms: {verdict} it")
-    print("  load completed: " + ", ".join(f"{name} x{count}" for name, count in counts.items()))
+    print("  load completed: " + ", ".join(f"{name} x{count.value}" for name, count in counts.items()))
 
 
 if __name__ == "__main__":

@@ -49,6 +49,13 @@ class Settings(BaseSettings):
         description="Origins whose pages may call the API from a browser (CORS), as a JSON list: "
         "OPSPEC_CORS_ORIGINS='[\"https://example.org\"]'. Empty (the default) allows none.",
     )
+    busy_threads: int = Field(
+        1,
+        ge=1,
+        description="Large requests (bodies over inline_body_bytes, payloads, evaluations, batches) worked "
+        "on at once, each in a thread; the rest wait their turn. They hold the GIL most of the time, so "
+        "more threads only queue beside the event loop and slow every other answer.",
+    )
     switch_interval: float = Field(
         0.001,
         gt=0,

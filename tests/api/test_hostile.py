@@ -266,13 +266,13 @@ def test_problem_bodies_list_at_most_max_diagnostics_errors(settings) -> None:
 
 def test_large_bodies_are_checked_in_the_thread_pool(client, monkeypatch, settings) -> None:
     calls: list[str] = []
-    real = check.run_in_threadpool
+    real = check.off_loop
 
-    async def spy(function, *args):
+    async def spy(request, function, *args):
         calls.append(function.__name__)
-        return await real(function, *args)
+        return await real(request, function, *args)
 
-    monkeypatch.setattr(check, "run_in_threadpool", spy)
+    monkeypatch.setattr(check, "off_loop", spy)
     small = {"kind": "Max", "inputs": [{"dtype": "f32", "shape": [2]}]}
     large = {"kind": "Max", "inputs": [{"dtype": "f32", "shape": [2]}] * (settings.inline_body_bytes // 20)}
     assert post(client, "/v1/validate", small).status_code == 200

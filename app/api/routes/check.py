@@ -1,13 +1,13 @@
 """Validate and evaluate: parse (FastAPI + the ops' tagged union), then hand over to the core."""
 
 from fastapi import APIRouter, Request, Response
-from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
 from app.api import metrics
 from app.api.deps import SettingsDep
 from app.api.models import BatchRequest, BatchResponse, EvaluateResponse, Problem, Verdict
+from app.api.offload import off_loop
 from app.core import engine
 from app.core.config import Settings
 from app.core.payload import LimitExceeded
@@ -90,10 +90,10 @@ async def validate(request: Request) -> Response:
     body = await request.body()
     settings = request.app.state.settings  # not a dependency: solving one costs more than the check
     if not _is_small(body, settings):
-        return await run_in_threadpool(_validate, body, settings)
+        return await off_loop(request, _validate, body, settings)
     descriptor = parse_descriptor(body)
     if any(tensor.data is not None for tensor in descriptor.inputs):
-        answer = await run_in_threadpool(verdict, descriptor, settings)
+        answer = await off_loop(request, verdict, descriptor, settings)
     else:
         answer = verdict(descriptor, settings)
     metrics.record_verdict(answer.kind, answer.valid, answer.diagnostics)
@@ -123,7 +123,7 @@ _BATCH_BODY = {
 )
 async def validate_batch(request: Request, settings: SettingsDep) -> Response:
     # Parsed by pydantic in the thread pool: FastAPI would parse a large body on the event loop.
-    return await run_in_threadpool(_validate_batch, await request.body(), settings)
+    return await off_loop(request, _validate_batch, await request.body(), settings)
 
 
 def _validate_batch(body: bytes, settings: Settings) -> Response:
@@ -158,7 +158,7 @@ async def evaluate(request: Request, settings: SettingsDep) -> Response:
     against the limits before anything is allocated. Outputs use the request's encoding."""
     # All of it in the thread pool (parsing, NumPy, writing the answer), so one large evaluation does not
     # stall the event loop.
-    return await run_in_threadpool(_evaluate, await request.body(), settings)
+    return await off_loop(request, _evaluate, await request.body(), settings)
 
 
 def _evaluate(body: bytes, settings: Settings) -> Response:

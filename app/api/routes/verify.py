@@ -1,10 +1,10 @@
 """Verify: a descriptor whose outputs carry an implementation's answer, compared with the spec's."""
 
 from fastapi import APIRouter, Request, Response
-from fastapi.concurrency import run_in_threadpool
 
 from app.api.deps import SettingsDep
 from app.api.models import Problem, VerifyResponse
+from app.api.offload import off_loop
 from app.api.routes.check import descriptor_body, parse_descriptor
 from app.core import verify as core_verify
 from app.core.config import Settings
@@ -42,7 +42,7 @@ async def verify(request: Request, settings: SettingsDep) -> Response:
     A given output of the wrong dtype, rank or dims is a diagnostic (non-conformant, nothing compared)."""
     # Parsing too in the thread pool (FastAPI would parse the body on the event loop): large tensors
     # never stall the loop, neither decoded nor compared.
-    return await run_in_threadpool(_verify, await request.body(), settings)
+    return await off_loop(request, _verify, await request.body(), settings)
 
 
 def _verify(body: bytes, settings: Settings) -> Response:
