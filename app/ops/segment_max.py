@@ -20,6 +20,7 @@ from app.core.dtypes import DTYPES, INDEX, NUMERIC
 from app.core.engine import Context
 from app.core.kernels import count_below, run_starts, segment_max, widen
 from app.core.mismatch import Case, Implementation, MismatchClass, Modelled, equal_bits, listing
+from app.core.numbers import show
 from app.core.payload import element_index, encode
 from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
 from app.core.shapes import Dim, dims_conflict, format_shape
@@ -38,7 +39,7 @@ def _fill_mode(value: Any) -> Any:
     if isinstance(value, str) and value.upper() in FILL_MODES:
         return value.upper()
     if isinstance(value, str):
-        raise ValueError(f"fill mode {value!r} is not one of {', '.join(FILL_MODES)} (any case)")
+        raise ValueError(f"fill mode {show(value)} is not one of {', '.join(FILL_MODES)} (any case)")
     return value  # not a string: pydantic's own type error says so
 
 
