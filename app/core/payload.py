@@ -88,7 +88,9 @@ def decode(tensor: Tensor, path: str, settings: Settings) -> np.ndarray:
         )
     refuse_wide_dims(lay.shape, path, f"{path}.shape", settings)
     data = tensor.data
-    if isinstance(data, dict):
+    if isinstance(data, np.ndarray):
+        flat = _from_array(data, dt, f"{path}.data", lay)
+    elif isinstance(data, dict):
         flat = _from_base64(data, dt, f"{path}.data", lay, settings)
     else:
         flat = _from_values(data, dt, f"{path}.data", lay)
@@ -161,6 +163,28 @@ def _from_base64(data: dict, dt: DType, path: str, lay: Layout, settings: Settin
         )
     _check_count(path, count, lay, dt)
     return np.frombuffer(raw, dtype=dt.numpy.newbyteorder("<")).astype(dt.numpy)
+
+
+def _from_array(data: np.ndarray, dt: DType, path: str, lay: Layout) -> np.ndarray:
+    """An array given in-process (the library face): used as it is, never copied, never written.
+
+    Its dtype must be the tensor's own NumPy type (MLI's types as their raw integers), so nothing is
+    converted: a cast here could round or wrap where the wire's checks would refuse."""
+    if data.dtype != dt.numpy:
+        raise PayloadError(
+            path, f"data is an array of {data.dtype}, but a {dt.name} tensor takes an array of {dt.numpy}"
+        )
+    if lay.strides is None and data.shape != lay.shape:
+        raise PayloadError(
+            path,
+            f"data has shape {format_shape(data.shape)}, but the tensor's shape is {format_shape(lay.shape)}",
+        )
+    if lay.strides is not None and data.ndim != 1:
+        raise PayloadError(path, "with strides, data is the flat memory buffer: a 1-D array")
+    _check_count(path, data.size, lay, dt)
+    view = data.reshape(-1) if lay.strides is not None else data.view()
+    view.flags.writeable = False  # kernels take their inputs read-only; the caller's array is theirs
+    return view
 
 
 def _check_count(path: str, count: int, lay: Layout, dt: DType) -> None:
