@@ -9,9 +9,9 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast")  # bf16 NaNs to f64
-
 from app.core.kernels import maximum, reduce_max
+
+pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast")  # bf16 NaNs to f64
 
 NARROW = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)]
 
