@@ -25,7 +25,7 @@ class Settings(BaseSettings):
         description="Most sequential steps one evaluation may take (Argmax's tie order is a heap walked one "
         "step at a time); a request over it is refused before it runs.",
     )
-    max_batch: int = Field(1024, ge=1, description="Most descriptors in one batch request.")
+    max_batch: int = Field(100_000, ge=1, description="Most descriptors in one batch request.")
 
 
 @lru_cache

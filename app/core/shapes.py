@@ -19,6 +19,8 @@ SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 def parse_dim(value: object) -> Dim:
     """A wire dim to our form; ValueError says what a dim may be."""
+    if type(value) is int and value >= 0:  # the common case first: every shape's every dim comes here
+        return value
     if isinstance(value, bool):
         raise ValueError(f"dim {value!r} is a boolean; a dim is an integer >= 0, -1, null, '?' or a symbol")
     if value is None or value == "?" or value == -1:
@@ -159,6 +161,9 @@ def broadcast_shapes(shapes: Sequence[Shape | None]) -> Broadcast:
     input must have that size or 1. Unlike NumPy, a 0 does not win over 1: [0] with [1] is an error.
     Symbols are kept where they decide a dim, and each guess the answer rests on is stated. An input
     of unknown rank makes the output's rank unknown; the others are still checked against each other."""
+    static = _broadcast_static(shapes)
+    if static is not None:
+        return Broadcast(shape=static)
     known = [(index, shape) for index, shape in enumerate(shapes) if shape is not None]
     rank = max((len(shape) for _, shape in known), default=0)
     rank_known = len(known) == len(shapes)
@@ -177,6 +182,23 @@ def broadcast_shapes(shapes: Sequence[Shape | None]) -> Broadcast:
     else:
         result.assumptions.clear()  # the answer is "rank unknown": it rests on no guess about sizes
     return result
+
+
+def _broadcast_static(shapes: Sequence[Shape | None]) -> Shape | None:
+    """The same rule on the common case, every dim a known integer and none clashing, without an
+    object per input per dim; None when the full rule must speak (a symbol, an unknown, a clash)."""
+    rank = 0
+    for shape in shapes:
+        if shape is None or not all(type(d) is int for d in shape):
+            return None
+        rank = max(rank, len(shape))
+    out = []
+    for column in zip(*[(1,) * (rank - len(shape)) + shape for shape in shapes], strict=True):  # type: ignore[operator]
+        largest = max(column)
+        if any(d != largest and d != 1 for d in column):
+            return None
+        out.append(largest)
+    return tuple(out)
 
 
 def _dim_name(dim: int) -> str:
