@@ -274,3 +274,10 @@ def test_every_listed_example_is_valid_and_evaluates_when_it_has_data(client, ex
         evaluated = client.post("/v1/evaluate", json=example)
         assert evaluated.status_code == 200, evaluated.text
         assert [o["shape"] for o in evaluated.json()["outputs"]] == [o["shape"] for o in verdict["outputs"]]
+
+
+def test_batch_past_the_old_limit_of_1024(client) -> None:
+    response = client.post("/v1/validate/batch", json={"ops": [GOOD] * 3000})
+    assert response.status_code == 200
+    assert len(response.json()["results"]) == 3000
+    assert Settings().max_batch >= 100_000
