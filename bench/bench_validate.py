@@ -117,6 +117,11 @@ def serve(port: int) -> None:
         await request.body()
         return Response(answer, media_type="application/json")
 
+    @app.post("/echo")
+    async def echo(request: Request) -> Response:
+        # The floor for an evaluation: read a body, answer one of the same size.
+        return Response(await request.body(), media_type="application/json")
+
     uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
 
 

@@ -57,12 +57,43 @@ def _run_max(wide: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
     A run whose maximum is 0 holds nothing above 0 and no NaN, so any value in it without the sign bit
     is +0: the fix needs one pass over the sign bits, and only when some maximum is 0."""
-    result = np.maximum.reduceat(wide, starts, axis=0)
+    result = None
+    if wide.ndim > 1 and wide.size > len(wide) and starts.size:  # rows of more than one element
+        lengths = np.diff(starts, append=len(wide))
+        longest = int(lengths.max())
+        if longest <= _FOLD_LONGEST_RUN:
+            result = _fold_runs(wide, starts, lengths, longest)
+    if result is None:
+        result = np.maximum.reduceat(wide, starts, axis=0)
     if wide.dtype.kind == "f":
         zero = result == 0
         if zero.any():
             negative = np.logical_and.reduceat(np.signbit(wide), starts, axis=0)
             result[zero] = np.where(negative[zero], -0.0, 0.0)
+    return result
+
+
+# Up to this many rows in the longest run, folding rows by their place in the run beats reduceat.
+_FOLD_LONGEST_RUN = 64
+
+
+def _fold_runs(wide: np.ndarray, starts: np.ndarray, lengths: np.ndarray, longest: int) -> np.ndarray:
+    """np.maximum over each run of rows, a whole row at a time: the k-th rows of every run at least
+    k + 1 long are folded in one vectorised step, `longest` steps in all.
+
+    reduceat along axis 0 walks each row's elements column by column (3x OpenVINO on [40,000 x 100]
+    with runs of ~4 rows). Runs sorted longest first make the runs still going at step k a prefix, so
+    each step is one gather and one in-place maximum on a contiguous block. An empty run (length 0,
+    from the caller's binary search) gets a junk row, as reduceat gives it; the caller fills it."""
+    order = np.argsort(-lengths, kind="stable")
+    ordered = starts[order]
+    acc = wide[np.minimum(ordered, len(wide) - 1)]
+    still_going = len(lengths) - np.cumsum(np.bincount(lengths, minlength=longest + 1))
+    for k in range(1, longest):
+        m = int(still_going[k])
+        np.maximum(acc[:m], wide[ordered[:m] + k], out=acc[:m])
+    result = np.empty_like(acc)
+    result[order] = acc
     return result
 
 

