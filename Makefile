@@ -28,6 +28,8 @@ test: lint
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
+	@echo "installing the bench extra (onnx, onnxruntime, openvino: the engines the kernels race against)"
+	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev,bench]'
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 clean:

@@ -1,8 +1,8 @@
 """Small requests and memory, in the same run:
 (a) in-process evaluation of Max over 2 x 1,000 f32 given in base64, through the wire path (bytes to
     descriptor, evaluate, answer to bytes), against onnxruntime's session.run on the same arrays;
-(b) POST /v1/evaluate of that request against a bare route echoing a body of the same size, and POST
-    /v1/validate against a bare route answering a fixed verdict, on one server;
+(b) POST /v1/evaluate of that request against a bare route echoing a body of the same size, on one
+    server (POST /v1/validate against a bare route is in bench_validate.py);
 (c) a request's peak extra memory (tracemalloc: Python objects and NumPy buffers) against its body size,
     data as JSON lists and as base64. Prints figures with their goals; asserts nothing.
 
@@ -74,15 +74,11 @@ def in_process(rounds: int) -> None:
 def over_http(requests: int, rounds: int) -> None:
     import httpx
 
-    from bench.bench_validate import MIX, free_port, start_server
+    from bench.bench_validate import free_port, start_server
 
     rng = np.random.default_rng(1)
     evaluate_body = small_body([rng.standard_normal(1000).astype(np.float32) for _ in range(2)])
-    validate_body = json.dumps(MIX[0]).encode()
-    pairs = {
-        "evaluate": ("/v1/evaluate", "/echo", evaluate_body, 0.7),
-        "validate": ("/v1/validate", "/bare", validate_body, 0.95),
-    }
+    pairs = {"evaluate": ("/v1/evaluate", "/echo", evaluate_body, 0.7)}  # validate: bench_validate.py
     with start_server(free_port()) as url, httpx.Client(base_url=url, timeout=30) as client:
 
         def hammer(path: str, body: bytes) -> None:

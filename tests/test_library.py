@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -124,3 +125,12 @@ def test_malformed_and_not_evaluable_and_limits() -> None:
 def test_importing_the_core_stays_light() -> None:
     code = "import sys, app.core.shapes; print('app.library' in sys.modules, 'app.ops' in sys.modules)"
     assert subprocess.check_output([sys.executable, "-c", code], text=True).split() == ["False", "False"]
+
+
+def test_the_readme_example_runs() -> None:
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = readme.split("## In Python:", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```python\n(.*?)```", section, re.S)
+    exec(compile(block, "README.md", "exec"), {})
