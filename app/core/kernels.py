@@ -161,10 +161,26 @@ def maximum(arrays: Sequence[np.ndarray]) -> np.ndarray:
     return exact(shape, groups)
 
 
+# Elements per block when a float maximum is computed block by block (fits in a core's L2 cache).
+_BLOCK = 1 << 16
+
+
 def _exact_max(shape: tuple[int, ...], arrays: Sequence[np.ndarray]) -> np.ndarray:
-    result = _fold(np.maximum, np.empty(shape, dtype=arrays[0].dtype), arrays)
-    if result.dtype.kind == "f":
-        _prefer_positive_zero(result, arrays)
+    result = np.empty(shape, dtype=arrays[0].dtype)
+    if result.dtype.kind != "f" or result.size <= _BLOCK or not shape or not shape[0]:
+        _fold(np.maximum, result, arrays)
+        if result.dtype.kind == "f":
+            _prefer_positive_zero(result, arrays)
+        return result
+    # Floats in blocks of rows: the signed-zero check then reads each block of the result while it is
+    # still in cache, instead of a second pass over all of it from memory.
+    step = max(1, _BLOCK // (result.size // shape[0]))
+    for start in range(0, shape[0], step):
+        rows = slice(start, start + step)
+        part = [a[rows] if a.ndim == len(shape) and a.shape[0] != 1 else a for a in arrays]
+        block = result[rows]
+        _fold(np.maximum, block, part)
+        _prefer_positive_zero(block, part)
     return result
 
 

@@ -117,3 +117,16 @@ def test_segment_max_rows_folded_by_place_in_run(longest, dtype) -> None:
         if len(rows):
             want[segment] = oracle_max(list(rows))
     assert same_bits(got, want)
+
+
+def test_max_in_blocks_of_rows_matches_the_oracle(monkeypatch) -> None:
+    import app.core.kernels as kernels
+
+    monkeypatch.setattr(kernels, "_BLOCK", 1000)  # many blocks of 2 rows on a small array
+    rng = np.random.default_rng(5)
+    a = -np.abs(rng.standard_normal((30, 500))).astype(np.float32)
+    a[rng.random(a.shape) < 0.3] = -0.0
+    column = np.where(rng.random((30, 1)) < 0.5, 0.0, -0.0).astype(np.float32)
+    row = np.where(rng.random(500) < 0.5, np.nan, -0.0).astype(np.float32)
+    for arrays in ([a, column], [a, row], [a, column, row], [a, a.copy()], [a.reshape(-1), a.reshape(-1)]):
+        assert same_bits(maximum(arrays), oracle_max(arrays))
