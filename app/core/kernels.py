@@ -154,34 +154,44 @@ def maximum(arrays: Sequence[np.ndarray]) -> np.ndarray:
     by_shape: dict[tuple[int, ...], list[np.ndarray]] = {}
     for a in arrays:
         by_shape.setdefault(a.shape, []).append(a)
+    if len(by_shape) == 1:  # np.broadcast_shapes costs more than the whole maximum of 1,000 elements
+        return exact(arrays[0].shape, arrays)
     shape = np.broadcast_shapes(*by_shape)
-    if len(by_shape) == 1:
-        return exact(shape, arrays)
     groups = [group[0] if len(group) == 1 else exact(shape, group) for shape, group in by_shape.items()]
     return exact(shape, groups)
 
 
-# Elements per block when a float maximum is computed block by block (fits in a core's L2 cache).
+# Elements per block when a maximum is computed block by block (a block of each input fits in L2).
 _BLOCK = 1 << 16
 
 
-def _exact_max(shape: tuple[int, ...], arrays: Sequence[np.ndarray]) -> np.ndarray:
+def _in_blocks(shape: tuple[int, ...], arrays: Sequence[np.ndarray], fill: Callable) -> np.ndarray:
+    """A new array of `shape` that fill(out, inputs) computes block by block of rows along the first
+    axis (inputs sliced where they span it, whole where they broadcast along it).
+
+    A maximum's fixes (the signed-zero check, the 16-bit floats' second fold and mask) then read each
+    block of the result while it is still in cache, instead of passing over all of it from memory."""
     result = np.empty(shape, dtype=arrays[0].dtype)
-    if result.dtype.kind != "f" or result.size <= _BLOCK or not shape or not shape[0]:
-        _fold(np.maximum, result, arrays)
-        if result.dtype.kind == "f":
-            _prefer_positive_zero(result, arrays)
+    if result.size <= _BLOCK or not shape or not shape[0]:
+        fill(result, arrays)
         return result
-    # Floats in blocks of rows: the signed-zero check then reads each block of the result while it is
-    # still in cache, instead of a second pass over all of it from memory.
     step = max(1, _BLOCK // (result.size // shape[0]))
     for start in range(0, shape[0], step):
         rows = slice(start, start + step)
-        part = [a[rows] if a.ndim == len(shape) and a.shape[0] != 1 else a for a in arrays]
-        block = result[rows]
-        _fold(np.maximum, block, part)
-        _prefer_positive_zero(block, part)
+        fill(result[rows], [a[rows] if a.ndim == len(shape) and a.shape[0] != 1 else a for a in arrays])
     return result
+
+
+def _exact_max(shape: tuple[int, ...], arrays: Sequence[np.ndarray]) -> np.ndarray:
+    if arrays[0].dtype.kind != "f":  # nothing to fix after the fold: blocks would only add calls
+        return _fold(np.maximum, np.empty(shape, dtype=arrays[0].dtype), arrays)
+    return _in_blocks(shape, arrays, _fill_max)
+
+
+def _fill_max(out: np.ndarray, arrays: Sequence[np.ndarray]) -> None:
+    _fold(np.maximum, out, arrays)
+    if out.dtype.kind == "f":
+        _prefer_positive_zero(out, arrays)
 
 
 # The bits of +inf in the 16-bit floats: a NaN with the sign set is above 0x8000 | these, as unsigned.
@@ -197,14 +207,18 @@ def _exact_max_bits16(shape: tuple[int, ...], arrays: Sequence[np.ndarray]) -> n
     signed maximum is >= 0 it is the answer (+0 over -0 for free); where it is < 0 every input is
     negative and the signed minimum is. A NaN with the sign set sorts among the negatives, so where one
     occurs it is put back in the end."""
-    signed = [a.view(np.int16) for a in arrays]
-    result = _fold(np.maximum, np.empty(shape, dtype=np.int16), signed)
-    _select_where_all_negative(result, lambda: _fold(np.minimum, np.empty(shape, dtype=np.int16), signed))
     floor = np.uint16(0x8000 | _INF_BITS[arrays[0].dtype])
-    if any(a.size and a.view(np.uint16).max() > floor for a in arrays):
-        unsigned = _fold(np.maximum, np.empty(shape, dtype=np.uint16), [a.view(np.uint16) for a in arrays])
-        np.copyto(result.view(np.uint16), unsigned, where=unsigned > floor)
-    return result.view(arrays[0].dtype)
+    negative_nan = any(a.size and a.view(np.uint16).max() > floor for a in arrays)
+
+    def fill(out: np.ndarray, parts: Sequence[np.ndarray]) -> None:
+        signed = [a.view(np.int16) for a in parts]
+        high = _fold(np.maximum, out.view(np.int16), signed)
+        _select_where_all_negative(high, lambda: _fold(np.minimum, np.empty(out.shape, np.int16), signed))
+        if negative_nan:
+            unsigned = _fold(np.maximum, np.empty(out.shape, np.uint16), [a.view(np.uint16) for a in parts])
+            np.copyto(out.view(np.uint16), unsigned, where=unsigned > floor)
+
+    return _in_blocks(shape, arrays, fill)
 
 
 def _select_where_all_negative(high: np.ndarray, low: Callable[[], np.ndarray]) -> None:

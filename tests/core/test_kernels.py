@@ -129,4 +129,10 @@ def test_max_in_blocks_of_rows_matches_the_oracle(monkeypatch) -> None:
     column = np.where(rng.random((30, 1)) < 0.5, 0.0, -0.0).astype(np.float32)
     row = np.where(rng.random(500) < 0.5, np.nan, -0.0).astype(np.float32)
     for arrays in ([a, column], [a, row], [a, column, row], [a, a.copy()], [a.reshape(-1), a.reshape(-1)]):
-        assert same_bits(maximum(arrays), oracle_max(arrays))
+        for dtype in [np.float32, *NARROW]:
+            narrowed = [x.astype(dtype) for x in arrays]
+            assert same_bits(maximum(narrowed), oracle_max(narrowed))
+    negative_nan = np.full(500, -np.nan, np.float16)  # the 16-bit floats' put-back, block by block
+    assert same_bits(
+        maximum([a.astype(np.float16), negative_nan]), oracle_max([a.astype(np.float16), negative_nan])
+    )
