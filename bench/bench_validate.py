@@ -98,17 +98,13 @@ def serve(port: int) -> None:
     """The bench server: the real app plus a bare route returning a fixed body of a validate answer's size."""
     import uvicorn
 
+    from app.api.routes.check import verdict
     from app.main import create_app
 
     app = create_app()
-    client_body = json.dumps(MIX[0]).encode()
-    from fastapi.testclient import TestClient
-
-    answer = (
-        TestClient(app)
-        .post("/v1/validate", content=client_body, headers={"content-type": "application/json"})
-        .content
-    )
+    answer = verdict(
+        DESCRIPTOR.validate_python(MIX[0]), get_settings()
+    ).model_dump_json()  # the route's bytes
 
     @app.post("/bare")
     async def bare(request: Request) -> Response:
