@@ -4,10 +4,9 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
-HOST   ?= 127.0.0.1
-PORT   ?= 8000
+IMAGE  ?= localhost/opspec:latest
 
-.PHONY: install serve test lint bench clean
+.PHONY: install serve test lint bench clean image
 
 install: $(STAMP)
 
@@ -17,14 +16,23 @@ $(STAMP): pyproject.toml
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# Address and port come from OPSPEC_HOST / OPSPEC_PORT (default 127.0.0.1:8000), as for `opspec serve`.
 serve: $(STAMP)
-	$(BIN)/opspec serve --host $(HOST) --port $(PORT)
+	$(BIN)/opspec serve
 
 lint: $(STAMP)
 	$(BIN)/ruff check app tests bench
 	$(BIN)/ruff format --check app tests bench
 
+# The container image, built with buildah (scripts/image.sh says how, and makes the base offline when
+# no registry answers); rebuilt only when what goes into it changes. `make test` builds it first so
+# tests/test_image.py can run it; SKIP_IMAGE_TEST=1 leaves it out on a machine that cannot build
+# images, except under CI, where it always runs.
+image:
+	scripts/image.sh $(IMAGE)
+
 test: lint
+	@if [ -z "$$SKIP_IMAGE_TEST" ] || [ -n "$$CI" ]; then scripts/image.sh $(IMAGE); fi
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)

@@ -1,10 +1,12 @@
 """create_app(): the routers, the problem-body error handlers and the body-size limit."""
 
 from fastapi import FastAPI
+from starlette.middleware.cors import CORSMiddleware
 
-from app.api import problems
+from app.api import metrics, openapi, problems
 from app.api.limits import BodyLimit
 from app.api.main import V1_ROUTERS
+from app.api.middleware import Gate, MediaGate, RouteTable, configure_access_log
 from app.api.routes import health
 from app.core.config import Settings, get_settings
 
@@ -20,12 +22,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(title="opspec", version="0.1.0", description=DESCRIPTION)
     app.state.settings = settings
     problems.install(app)
+    openapi.install(app)
     app.include_router(health.router)
     # Each router straight onto the app: FastAPI matches nested routers level by level, and one level
     # fewer is a measurable part of a validate request.
     for router in V1_ROUTERS:
         app.include_router(router, prefix="/v1")
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    app.include_router(metrics.router)
+    # Added innermost first: Gate (request id, log, metrics) wraps CORS, which wraps the 415 gate and
+    # the body limits, so every answer, a preflight or a 415 too, has its id and its CORS headers.
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout)
+    routes = RouteTable(app)
+    app.add_middleware(MediaGate, routes=routes)
+    if settings.cors_origins:  # off by default: no page elsewhere may call a local instance
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["content-type", "x-request-id"],
+            expose_headers=["x-request-id"],
+        )
+    app.add_middleware(Gate, routes=routes)
+    configure_access_log(settings.access_log)
     return app
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from app.core.numbers import clip, show
 from app.ops import BY_NAME
 
 
@@ -22,13 +23,19 @@ def error_path(loc: tuple[Any, ...]) -> tuple[str, str | None]:
         ):
             kind = BY_NAME[item].kind  # the tagged union's branch: not part of the request's path
         else:
-            parts.append(("." if parts else "") + str(item))
+            parts.append(("." if parts else "") + clip(str(item)))  # a key may be any length
     return "".join(parts) or "body", kind
 
 
-def describe_errors(errors: Sequence[Any]) -> list[dict[str, Any]]:
-    """Pydantic's errors as {path, type, message[, rule]} entries a person can act on."""
+def describe_errors(errors: Sequence[Any], most: int | None = None) -> list[dict[str, Any]]:
+    """Pydantic's errors as {path, type, message[, rule]} entries a person can act on; past `most`, one
+    entry says how many more there are."""
     out = []
+    if most is not None and len(errors) > most:
+        left_out = len(errors) - most
+        errors = errors[:most]
+    else:
+        left_out = 0
     for error in errors:
         path, kind = error_path(tuple(error.get("loc", ())))
         kind_tag = error.get("ctx", {}) or {}
@@ -39,32 +46,36 @@ def describe_errors(errors: Sequence[Any]) -> list[dict[str, Any]]:
         elif error["type"] == "union_tag_invalid":
             given = kind_tag.get("tag")
             entry["path"] = f"{path}.kind" if path != "body" else "kind"
-            entry["message"] = f"unknown kind {given!r}; known kinds: {', '.join(BY_NAME)}"
+            entry["message"] = f"unknown kind {show(given)}; known kinds: {', '.join(BY_NAME)}"
         elif error["type"] == "union_tag_not_found":
             entry["path"] = f"{path}.kind" if path != "body" else "kind"
             entry["message"] = f"kind is missing; known kinds: {', '.join(BY_NAME)}"
         elif error["type"] == "extra_forbidden" and kind is not None and ".attrs." in f".{path}":
-            name = path.rsplit(".", 1)[-1]
+            name = str(error["loc"][-1])  # not from the path: that may be cut short
             attrs = BY_NAME[kind].descriptor.model_fields["attrs"].annotation.model_fields  # type: ignore[union-attr]
             entry["rule"] = f"{kind}.attrs.unknown"
             entry["message"] = (
-                f"unknown attribute {name!r} for {kind}; its attributes are: {', '.join(attrs) or 'none'}"
+                f"unknown attribute {show(name)} for {kind}; its attributes are: {', '.join(attrs) or 'none'}"
             )
         elif error["type"] == "extra_forbidden":
-            entry["message"] = f"unknown field {path.rsplit('.', 1)[-1]!r}"
+            entry["message"] = f"unknown field {show(str(error['loc'][-1]))}"
         elif error["type"] == "missing":
             entry["message"] = f"{path} is required"
         elif error["type"] == "model_attributes_type" and path == "body":
             entry["message"] = "the body must be a JSON object (sent with Content-Type: application/json)"
         else:
-            message = error["msg"].removeprefix("Value error, ")
+            message = clip(error["msg"].removeprefix("Value error, "))
             given = error.get("input")
-            if (
-                not isinstance(given, dict | list)
-                and len(repr(given)) < 80
-                and error["type"] != "value_error"
-            ):
-                message += f" (given: {given!r})"
+            if not isinstance(given, dict | list) and error["type"] != "value_error":
+                message += f" (given: {show(given)})"  # short, whatever the client sent
             entry["message"] = message
         out.append(entry)
+    if left_out:
+        out.append(
+            {
+                "path": "body",
+                "type": "too_many_errors",
+                "message": f"{left_out:,} more errors left out: at most {most:,} are listed (max_diagnostics)",
+            }
+        )
     return out

@@ -32,11 +32,11 @@ def _examples() -> list:
     return examples
 
 
-def _request(command: str) -> tuple[str, str, bytes | None, bool]:
+def _request(command: str) -> tuple[str, str, bytes | None, bool, dict[str, str]]:
     words = shlex.split(command, comments=True)
     abridged = command.rstrip().endswith("# abridged")
     assert words[0] == "curl"
-    method, body, url = "GET", None, None
+    method, body, url, headers = "GET", None, None, {}
     words = iter(words[1:])
     for word in words:
         if word in ("-X", "--request"):
@@ -45,12 +45,13 @@ def _request(command: str) -> tuple[str, str, bytes | None, bool]:
             body = next(words).encode()
             method = "POST" if method == "GET" else method
         elif word in ("-H", "--header"):
-            next(words)
+            name, _, value = next(words).partition(":")
+            headers[name.strip().lower()] = value.strip()
         elif not word.startswith("-"):
             url = word
     assert url is not None, command
     parts = urlsplit(url if "://" in url else f"http://{url}")
-    return method, parts.path + (f"?{parts.query}" if parts.query else ""), body, abridged
+    return method, parts.path + (f"?{parts.query}" if parts.query else ""), body, abridged, headers
 
 
 def shown_in(shown: Any, real: Any) -> bool:
@@ -66,15 +67,15 @@ def shown_in(shown: Any, real: Any) -> bool:
 
 def test_the_readme_has_an_example_for_every_endpoint(client) -> None:
     paths = {_request(command)[1].split("?")[0] for command, _ in (p.values for p in _examples())}
-    routes = {"/healthz", "/v1/ops", "/v1/validate", "/v1/validate/batch", "/v1/evaluate"}
+    routes = {"/healthz", "/v1/ops", "/v1/validate", "/v1/validate/batch", "/v1/evaluate", "/v1/verify"}
     assert routes <= paths
     assert any(path.startswith("/v1/ops/") for path in paths)
 
 
 @pytest.mark.parametrize(("command", "answer"), _examples())
 def test_readme_example(client, command: str, answer: str) -> None:
-    method, path, body, abridged = _request(command)
-    response = client.request(method, path, content=body, headers={"content-type": "application/json"})
+    method, path, body, abridged, headers = _request(command)
+    response = client.request(method, path, content=body, headers=headers)
     real = response.json()
     shown = json.loads(answer)
     if abridged:

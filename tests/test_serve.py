@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import IO
 
 import httpx
+
+from tests.inflight import VERDICT_OUTPUTS, validate_across_shutdown
 
 OPSPEC = Path(sys.executable).with_name("opspec")
 
@@ -48,3 +53,63 @@ def test_serve_answers_over_tcp() -> None:
     finally:
         server.terminate()
         server.wait(timeout=10)
+
+
+def test_sigterm_lets_an_in_flight_request_finish_with_workers() -> None:
+    port = free_port()
+    server = subprocess.Popen(
+        [str(OPSPEC), "serve", "--port", str(port), "--workers", "2"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    log = ServerLog(server.stderr)
+    try:
+        log.wait_for("Application startup complete.", count=2)
+
+        def stop() -> None:
+            server.send_signal(signal.SIGTERM)
+            log.wait_for("Shutting down", count=2)  # both workers have begun their shutdown
+
+        status, verdict = validate_across_shutdown(port, stop)
+        assert status == 200
+        assert verdict["valid"] is True
+        assert verdict["outputs"] == VERDICT_OUTPUTS
+        assert server.wait(timeout=30) == 0
+        assert log.count("Finished server process") == 2
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        log.close()
+
+
+class ServerLog:
+    """The server's log lines as they arrive, read on a thread so the test can wait for one."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.lines: list[str] = []
+        self._changed = threading.Condition()
+        self._stream = stream
+        self._reader = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._reader.start()
+
+    def close(self) -> None:
+        """After the server has exited: the rest of its log read, the pipe closed."""
+        self._reader.join(timeout=10)
+        self._stream.close()
+
+    def _read(self, stream: IO[str]) -> None:
+        for line in stream:
+            with self._changed:
+                self.lines.append(line)
+                self._changed.notify_all()
+
+    def count(self, text: str) -> int:
+        with self._changed:
+            return sum(text in line for line in self.lines)
+
+    def wait_for(self, text: str, *, count: int = 1, timeout: float = 30) -> None:
+        with self._changed:
+            found = self._changed.wait_for(lambda: self.count(text) >= count, timeout=timeout)
+        assert found, f"the server did not log {text!r} {count} time(s) within {timeout} s: {self.lines}"

@@ -53,6 +53,23 @@ def test_case(client, case) -> None:
         ]
         for got, want in zip(outputs, expect["evaluate"], strict=True):
             assert same_values(got["data"], want["data"]), (got["data"], want["data"])
+    if "verify" in expect:
+        check_verify(client, case["descriptor"], expect["verify"])
+
+
+def check_verify(client, descriptor: dict, expect: dict) -> None:
+    """expect.verify: the verdict of POST /v1/verify on the descriptor's given outputs, per output its
+    classes, the (at, class) of its first mismatches when listed, and the implementations it is like."""
+    response = client.post("/v1/verify", json=descriptor)
+    assert response.status_code == 200, response.text
+    answer = response.json()
+    assert answer["conformant"] is expect["conformant"], answer
+    assert len(answer["outputs"]) == len(expect["outputs"])
+    for got, want in zip(answer["outputs"], expect["outputs"], strict=True):
+        assert got["classes"] == want["classes"], got
+        if "first" in want:
+            assert [[m["at"], m["class"]] for m in got["first"]] == want["first"], got["first"]
+        assert [like["implementation"] for like in got["like"]] == want["like"], got["like"]
 
 
 def test_every_op_has_a_case_file() -> None:

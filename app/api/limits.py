@@ -1,16 +1,21 @@
-"""The body-size limit, enforced before the app reads a byte of JSON (pure ASGI: no per-request task)."""
+"""The body's size and time limits, enforced before the app reads a byte of JSON (pure ASGI: no per-request
+task): over max_body_bytes is a 413, a body still arriving after body_timeout seconds is a 408."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.api import problems
+
 
 class BodyLimit:
-    def __init__(self, app: ASGIApp, max_bytes: int):
+    def __init__(self, app: ASGIApp, max_bytes: int, timeout: float):
         self.app = app
         self.max_bytes = max_bytes
+        self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -18,23 +23,33 @@ class BodyLimit:
             return
         declared = dict(scope.get("headers", ())).get(b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._refuse(send, int(declared))
+            await self._refuse(scope, send, int(declared))
             return
-        # A chunked body has no length up front: read it all (up to the limit), then replay it.
+        # Read it all (up to the limit) before the app runs, then replay it: a chunked body has no
+        # length up front, and a client that trickles its body must not hold a connection for ever.
         chunks: list[bytes] = []
         size = 0
-        while True:
-            message = await receive()
-            if message["type"] != "http.request":
-                break
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_bytes:
-                await self._refuse(send, size)
-                return
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                break
+        try:
+            async with asyncio.timeout(self.timeout):
+                while True:
+                    message = await receive()
+                    if message["type"] != "http.request":
+                        break
+                    chunk = message.get("body", b"")
+                    size += len(chunk)
+                    if size > self.max_bytes:
+                        await self._refuse(scope, send, size)
+                        return
+                    chunks.append(chunk)
+                    if not message.get("more_body", False):
+                        break
+        except TimeoutError:
+            detail = (
+                f"the body was still arriving after {self.timeout:g} s ({size:,} bytes so far); "
+                "the limit is body_timeout"
+            )
+            await answer(send, 408, problems.encoded("request-timeout", detail, problems.request_id(scope)))
+            return
         body = b"".join(chunks)
         delivered = False
 
@@ -47,20 +62,25 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    async def _refuse(self, send: Send, size: int) -> None:
+    async def _refuse(self, scope: Scope, send: Send, size: int) -> None:
         detail = f"the body is {size:,} bytes or more, above the limit of {self.max_bytes:,} (max_body_bytes)"
-        body = json.dumps(
-            {
-                "type": "about:blank",
-                "title": "Content too large",
-                "status": 413,
-                "detail": detail,
-                "errors": [{"path": "body", "message": detail, "limit": "max_body_bytes"}],
-            }
-        ).encode()
-        headers = [
-            (b"content-type", b"application/problem+json"),
-            (b"content-length", str(len(body)).encode()),
-        ]
-        await send({"type": "http.response.start", "status": 413, "headers": headers})
-        await send({"type": "http.response.body", "body": body})
+        content = problems.body(
+            "too-large",
+            detail,
+            [{"path": "body", "message": detail, "limit": "max_body_bytes"}],
+            problems.request_id(scope),
+        )
+        await answer(send, 413, json.dumps(content).encode())
+
+
+async def answer(send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:
+    """A problem answer from middleware, before the app has run."""
+    headers = [
+        (b"content-type", problems.MEDIA_TYPE.encode()),
+        (b"content-length", str(len(body)).encode()),
+        # The rest of the request is unread: the connection cannot carry another one.
+        (b"connection", b"close"),
+        *extra,
+    ]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

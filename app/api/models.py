@@ -37,6 +37,16 @@ class RuleInfo(BaseModel):
     )
 
 
+class MismatchClassInfo(BaseModel):
+    id: str
+    description: str
+
+
+class ImplementationInfo(BaseModel):
+    name: str
+    evidence: str = Field(description="Where the modelled behaviour is recorded.")
+
+
 class OpDetail(OpSummary):
     attributes: dict[str, Any] = Field(description="JSON schema of the op's attrs object.")
     inputs: list[PortInfo]
@@ -45,6 +55,13 @@ class OpDetail(OpSummary):
     rules: list[RuleInfo]
     examples: list[dict[str, Any]]
     notes: list[str] = Field(description="Where real implementations differ from the spec.")
+    mismatch_classes: list[MismatchClassInfo] = Field(
+        description="What POST /v1/verify calls a wrong element of this op's output, by cause."
+    )
+    implementations: list[ImplementationInfo] = Field(
+        description="Real implementations' departures from the spec, modelled so verify can say which one an "
+        "answer matches."
+    )
 
 
 class Verdict(BaseModel):
@@ -76,7 +93,9 @@ class BatchRequest(BaseModel):
         }
     )
 
-    ops: list[OpDescriptor] = Field(description="Descriptors, each answered by its own verdict, in order.")
+    ops: list[OpDescriptor] = Field(
+        fail_fast=True, description="Descriptors, each answered by its own verdict, in order."
+    )
 
 
 class BatchResponse(BaseModel):
@@ -104,3 +123,45 @@ class Problem(BaseModel):
     detail: str
     errors: list[dict[str, Any]] = Field(default_factory=list, description="Each with path and message.")
     diagnostics: list[Diagnostic] | None = None
+
+
+class Mismatch(BaseModel):
+    at: list[int] = Field(description="The element's index in the output.")
+    expected: Any = Field(description="The spec's value, written as evaluate writes it ('nan', -0.0).")
+    got: Any
+    # `class` is a Python keyword: the field takes it as its wire name.
+    class_: str = Field(alias="class", description="The mismatch's class, listed by GET /v1/ops/{kind}.")
+    detail: str | None = Field(
+        None, description="What this mismatch is, in one sentence, where the op can say."
+    )
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True)
+
+
+class Likeness(BaseModel):
+    implementation: str
+    message: str = Field(description="'matches <implementation>: <where it departs from the spec>'.")
+    evidence: str
+
+
+class OutputVerdict(BaseModel):
+    index: int
+    conformant: bool
+    dtype: str
+    shape: list[int]
+    elements: int
+    mismatches: int
+    classes: dict[str, int] = Field(description="Mismatches per class, in the op's order of classes.")
+    first: list[Mismatch] = Field(description="The first 20 mismatches in row-major order.")
+    like: list[Likeness] = Field(
+        description="Modelled implementations whose answer the given output equals bit for bit."
+    )
+
+
+class VerifyResponse(BaseModel):
+    kind: str
+    conformant: bool
+    outputs: list[OutputVerdict] = Field(
+        description="Empty when a given output's dtype, rank or dims are wrong."
+    )
+    diagnostics: list[Diagnostic]

@@ -26,6 +26,36 @@ class Settings(BaseSettings):
         "step at a time); a request over it is refused before it runs.",
     )
     max_batch: int = Field(100_000, ge=1, description="Most descriptors in one batch request.")
+    inline_body_bytes: int = Field(
+        16 << 10,
+        ge=0,
+        description="Bodies up to this size are parsed and checked on the event loop (the thread-pool hop "
+        "costs more than they do); larger ones, and any that carry data, are handled in the thread pool.",
+    )
+    body_timeout: float = Field(
+        30.0, gt=0, description="Seconds a request body may take to arrive; a slower one gets 408."
+    )
+    header_timeout: float = Field(
+        10.0,
+        gt=0,
+        description="Seconds `opspec serve` waits for a request's headers (from the connection's start or "
+        "the previous answer) before it closes the connection.",
+    )
+    keepalive_timeout: int = Field(
+        5, ge=1, description="Seconds `opspec serve` keeps an idle connection open for another request."
+    )
+    cors_origins: list[str] = Field(
+        default_factory=list,
+        description="Origins whose pages may call the API from a browser (CORS), as a JSON list: "
+        "OPSPEC_CORS_ORIGINS='[\"https://example.org\"]'. Empty (the default) allows none.",
+    )
+    access_log: bool = Field(True, description="One JSON line per request on stderr.")
+    max_diagnostics: int = Field(
+        100,
+        ge=1,
+        description="Most diagnostics listed for one descriptor (and errors in one problem body); past it, "
+        "one summary per rule says how many more there are.",
+    )
 
 
 @lru_cache

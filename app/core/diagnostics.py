@@ -7,13 +7,20 @@ reports every finding it can, not just the first.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from app.core.numbers import clip
+
+MESSAGE_CHARS = 400  # a message quotes request values; each quote is cut already, this bounds the whole
+
 Severity = Literal["error", "warning"]
+Message = (
+    str | Callable[[], str]
+)  # a callable is called only if the diagnostic is listed (torch._check's way)
 
 
 @dataclass(frozen=True)
@@ -38,35 +45,73 @@ class Diagnostic(BaseModel):
     )
 
 
+@dataclass
+class _Dropped:
+    severity: Severity
+    path: str  # the first one left out
+    count: int = 0
+
+
 class Report:
-    """Collects diagnostics against a fixed rule book; an unknown rule id is a bug, caught at once."""
+    """Collects diagnostics against a fixed rule book; an unknown rule id is a bug, caught at once.
 
-    def __init__(self, rules: Mapping[str, Rule]):
+    At most `limit` are listed: past it, each rule gets one summary ("N more like this"), so an answer
+    stays small whatever the request repeats (a million repeated axes are one line, not a million)."""
+
+    def __init__(self, rules: Mapping[str, Rule], limit: int | None = None):
         self.rules = rules
-        self.diagnostics: list[Diagnostic] = []
+        self.limit = limit
+        self._listed: list[Diagnostic] = []
+        self._dropped: dict[str, _Dropped] = {}
 
-    def _add(self, severity: Severity, rule_id: str, path: str, message: str) -> None:
+    def _add(self, severity: Severity, rule_id: str, path: str, message: Message) -> None:
+        if self.limit is not None and len(self._listed) >= self.limit:
+            dropped = self._dropped.get(rule_id)
+            if dropped is None:
+                dropped = self._dropped[rule_id] = _Dropped(severity, path)
+            dropped.count += 1
+            if severity == "error":
+                dropped.severity = "error"
+            return
         rule = self.rules[rule_id]
-        self.diagnostics.append(
+        self._listed.append(
             Diagnostic(
                 severity=severity,
                 rule=rule_id,
                 path=path,
-                message=message,
+                message=clip(message if isinstance(message, str) else message(), MESSAGE_CHARS),
                 spec=rule.spec,
                 status=rule.status,
             )
         )
 
-    def error(self, rule_id: str, path: str, message: str) -> None:
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        summaries = [
+            Diagnostic(
+                severity=dropped.severity,
+                rule=rule_id,
+                path=dropped.path,
+                message=f"{dropped.count:,} more like this, from {dropped.path} on, left out: at most "
+                f"{self.limit:,} diagnostics are listed per descriptor (max_diagnostics)",
+                spec=self.rules[rule_id].spec,
+                status=self.rules[rule_id].status,
+            )
+            for rule_id, dropped in self._dropped.items()
+        ]
+        return self._listed + summaries
+
+    def error(self, rule_id: str, path: str, message: Message) -> None:
         self._add("error", rule_id, path, message)
 
-    def warn(self, rule_id: str, path: str, message: str) -> None:
+    def warn(self, rule_id: str, path: str, message: Message) -> None:
         self._add("warning", rule_id, path, message)
 
     @property
     def ok(self) -> bool:
-        return not any(d.severity == "error" for d in self.diagnostics)
+        return not any(d.severity == "error" for d in self._listed) and not any(
+            d.severity == "error" for d in self._dropped.values()
+        )
 
 
 class PathError(Exception):

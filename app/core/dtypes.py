@@ -12,6 +12,8 @@ from typing import Literal
 import ml_dtypes
 import numpy as np
 
+from app.core.numbers import clip
+
 Category = Literal["float", "signed", "unsigned", "bool", "raw"]
 
 
@@ -109,7 +111,7 @@ def canonical_dtype(name: str) -> str:
     found = _LOOKUP.get(name.lower()) if isinstance(name, str) else None
     if found is None:
         raise ValueError(
-            f"unknown dtype {name!r}; expected one of {', '.join(DTYPES)} "
+            f"unknown dtype {clip(repr(name))}; expected one of {', '.join(DTYPES)} "
             "(OpenVINO, ONNX and NumPy spellings such as F32, int64, float16 are accepted too)"
         )
     return found

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from app.core.config import Settings
-from app.core.diagnostics import Diagnostic, PathError, Report
+from app.core.diagnostics import Diagnostic, Message, PathError, Report
 from app.core.dtypes import DTYPES, describe
 from app.core.payload import (
     LimitExceeded,
@@ -32,13 +32,13 @@ class Context:
         self.spec = spec
         self.descriptor = descriptor
         self.settings = settings
-        self.report = Report(spec.rule_book)
+        self.report = Report(spec.rule_book, settings.max_diagnostics)
         self._values: dict[int, np.ndarray | None] = {}
 
-    def error(self, rule: str, path: str, message: str) -> None:
+    def error(self, rule: str, path: str, message: Message) -> None:
         self.report.error(rule, path, message)
 
-    def warn(self, rule: str, path: str, message: str) -> None:
+    def warn(self, rule: str, path: str, message: Message) -> None:
         self.report.warn(rule, path, message)
 
     def values(self, index: int) -> np.ndarray | None:
@@ -105,7 +105,7 @@ def _check_declared(spec: OpSpec, ctx: Context, inferred: Sequence[OutputType]) 
     for index, (want, got) in enumerate(zip(inferred, declared, strict=True)):
         port = spec.outputs[min(index, len(spec.outputs) - 1)].name
         path = f"outputs[{index}]"
-        if got.dtype != want.dtype:
+        if want.dtype is not None and got.dtype != want.dtype:
             ctx.error(
                 f"{kind}.outputs.dtype",
                 f"{path}.dtype",
@@ -139,6 +139,9 @@ def check(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Ver
         if inferred is not None:
             outputs = list(inferred)
             _check_declared(spec, ctx, outputs)
+        elif spec.output_dtypes is not None:
+            # No outputs, but the dtypes may be known: a declared dtype is checked all the same.
+            _check_declared(spec, ctx, [OutputType(dtype, None) for dtype in spec.output_dtypes(descriptor)])  # type: ignore[arg-type]
     verdict = Verdict(spec.kind, ctx.report.ok, outputs, ctx.report.diagnostics)
     return verdict, ctx
 

@@ -19,10 +19,12 @@ import pybase64
 from app.core.config import Settings
 from app.core.diagnostics import PathError
 from app.core.dtypes import DTYPES, DType
+from app.core.numbers import NOT_FINITE, format_count, show
 from app.core.shapes import format_shape, is_static, numel
 from app.core.tensors import Tensor
 
 NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+F64_MAX = float(np.finfo(np.float64).max)
 
 
 class PayloadError(PathError):
@@ -84,7 +86,7 @@ def decode(tensor: Tensor, path: str, settings: Settings) -> np.ndarray:
         raise LimitExceeded(
             path,
             "max_elements",
-            f"{path} holds {lay.buffer:,} elements, above the limit of {settings.max_elements:,} (max_elements)",
+            f"{path} holds {format_count(lay.buffer)} elements, above the limit of {settings.max_elements:,} (max_elements)",
         )
     refuse_wide_dims(lay.shape, path, f"{path}.shape", settings)
     data = tensor.data
@@ -129,7 +131,7 @@ def refuse_wide_dims(shape: tuple[int, ...], name: str, path: str, settings: Set
         raise LimitExceeded(
             path,
             "max_elements",
-            f"{name} {format_shape(shape)} {what} {spread:,}, above the limit of "
+            f"{name} {format_shape(shape)} {what} {format_count(spread)}, above the limit of "
             f"{settings.max_elements:,} (max_elements)",
         )
 
@@ -150,8 +152,10 @@ def _from_base64(data: dict, dt: DType, path: str, lay: Layout, settings: Settin
     # A strided buffer may hold padding past its last element, up to the element limit.
     most = lay.buffer if lay.strides is None else max(lay.buffer, settings.max_elements)
     if approx > max(most, 1) * dt.itemsize + 3:
-        what = f"{path} holds about {approx:,} bytes, but {lay.buffer:,} elements of {dt.name} need"
-        raise PayloadError(path, f"{what} {lay.buffer * dt.itemsize:,}")
+        what = (
+            f"{path} holds about {approx:,} bytes, but {format_count(lay.buffer)} elements of {dt.name} need"
+        )
+        raise PayloadError(path, f"{what} {format_count(lay.buffer * dt.itemsize)}")
     try:
         raw = pybase64.b64decode(text, validate=True)  # SIMD: 16x the standard library's strict decoder
     except (binascii.Error, ValueError) as exc:
@@ -191,13 +195,14 @@ def _from_array(data: np.ndarray, dt: DType, path: str, lay: Layout) -> np.ndarr
 def _check_count(path: str, count: int, lay: Layout, dt: DType) -> None:
     if lay.strides is None and count != lay.buffer:
         raise PayloadError(
-            path, f"data holds {count:,} values, but shape {list(lay.shape)} needs {lay.buffer:,}"
+            path,
+            f"data holds {count:,} values, but shape {format_shape(lay.shape)} needs {format_count(lay.buffer)}",
         )
     if lay.strides is not None and count < lay.buffer:
         raise BufferTooShort(
             path,
-            f"memory buffer holds {count:,} {dt.name} elements, but shape {list(lay.shape)} with strides "
-            f"{list(lay.strides)} reaches element {lay.buffer - 1:,}",
+            f"memory buffer holds {count:,} {dt.name} elements, but shape {format_shape(lay.shape)} with "
+            f"strides {show(list(lay.strides))} reaches element {format_count(lay.buffer - 1)}",
         )
 
 
@@ -216,18 +221,27 @@ def _from_values(data: Any, dt: DType, path: str, lay: Layout) -> np.ndarray:
         raise PayloadError(
             path, "data is ragged: nested lists must have equal lengths at each level"
         ) from None
+    if (
+        expected is not None
+        and len(expected) != 1
+        and values.ndim == 1
+        and values.size == numel(expected)
+        and not any(isinstance(v, list) for v in values)
+    ):
+        expected = None  # a flat list of every element in row-major order (as MLI and oneDNN hold them)
     # Nested lists cannot spell dims after a 0 ([2, 0, 4] is [[], []]): any empty nesting fits an empty shape.
     if expected is not None and values.shape != expected and not (values.size == 0 == numel(expected)):
         if any(isinstance(v, list) for v in values.reshape(-1)):
             raise PayloadError(path, "data is ragged: nested lists must have equal lengths at each level")
         given = format_shape(values.shape)
+        flat_too = f" (or a flat list of all {format_count(numel(expected))})" if values.ndim == 1 else ""
         raise PayloadError(
-            path, f"data has shape {given}, but the tensor's shape is {format_shape(expected)}"
+            path, f"data has shape {given}, but the tensor's shape is {format_shape(expected)}{flat_too}"
         )
     flat = values.reshape(-1)
     _check_count(path, flat.size, lay, dt)
     if dt.is_float:
-        return _floats(flat, dt, path)
+        return _floats(flat, dt, path, expected)
     if dt.category == "bool":
         _only(flat, (bool,), "true or false", path, expected)
         return flat.astype(np.bool_)
@@ -245,36 +259,57 @@ def _only(flat: np.ndarray, allowed: tuple[type, ...], expected: str, path: str,
     if all(t in allowed for t in set(map(type, flat))):
         return
     position, value = next((i, v) for i, v in enumerate(flat) if type(v) not in allowed)
-    raise PayloadError(f"{path}{element_index(position, shape)}", f"value {value!r} is not {expected}")
+    raise PayloadError(f"{path}{element_index(position, shape)}", f"value {show(value)} is not {expected}")
 
 
-def _floats(flat: np.ndarray, dt: DType, path: str) -> np.ndarray:
+def _floats(flat: np.ndarray, dt: DType, path: str, shape) -> np.ndarray:
+    """One rule for every float dtype: a finite number beyond the dtype's finite range is an error
+    naming the value and the range; the non-finite values are written "nan", "inf", "-inf"."""
     kinds = set(map(type, flat))
     if not kinds <= {int, float, str}:
-        _only(flat, (int, float, str), 'a number or one of "nan", "inf", "-inf"', path, None)
+        _only(flat, (int, float, str), 'a number or one of "nan", "inf", "-inf"', path, shape)
+    spelled = None  # where the strings were: their non-finite values are meant
     if str in kinds:
+        spelled = np.zeros(flat.size, dtype=bool)
         for position, value in enumerate(flat):
             if type(value) is str:
                 if value not in NONFINITE:
                     raise PayloadError(
-                        f"{path}[{position}]",
-                        f'string {value!r} is not a value; the only strings are "nan", "inf", "-inf"',
+                        f"{path}{element_index(position, shape)}",
+                        f'string {show(value)} is not a value; the only strings are "nan", "inf", "-inf"',
                     )
                 flat[position] = NONFINITE[value]
+                spelled[position] = True
     try:
         doubles = flat.astype(np.float64)
-    except OverflowError:
-        raise PayloadError(path, f"an integer is too large for {dt.name}") from None
+    except OverflowError:  # an int past f64's range: find it without printing its digits
+        position = next(i for i, v in enumerate(flat) if type(v) is int and abs(v) > F64_MAX)
+        raise PayloadError(
+            f"{path}{element_index(position, shape)}",
+            f"value {show(flat[position])} is outside the finite range of {dt.name} {_range(dt)}",
+        ) from None
+    nonfinite = ~np.isfinite(doubles)
+    if spelled is not None:
+        nonfinite &= ~spelled
+    if nonfinite.any():  # JSON has no such numbers: 1e400 parsed as inf, or NaN / Infinity literals
+        position = int(np.argmax(nonfinite))
+        raise PayloadError(
+            f"{path}{element_index(position, shape)}",
+            f'value {show(float(doubles[position]))} {NOT_FINITE}; write "nan", "inf", "-inf" as strings',
+        )
     result = to_float_type(doubles, dt)
     overflow = np.isinf(result) & np.isfinite(doubles)
     if overflow.any():
         position = int(np.argmax(overflow))
         raise PayloadError(
-            f"{path}[{position}]",
-            f"value {doubles[position]!r} is outside the finite range of {dt.name} "
-            f"[{float(dt.lowest):.8g}, {float(dt.highest):.8g}]",
+            f"{path}{element_index(position, shape)}",
+            f"value {show(float(doubles[position]))} is outside the finite range of {dt.name} {_range(dt)}",
         )
     return result
+
+
+def _range(dt: DType) -> str:
+    return f"[{float(dt.lowest)!r}, {float(dt.highest)!r}]"
 
 
 def to_float_type(doubles: np.ndarray, dt: DType) -> np.ndarray:
@@ -308,7 +343,7 @@ def _integers(flat: np.ndarray, dt: DType, path: str, shape) -> np.ndarray:
             position = next(i for i, v in enumerate(flat) if v == bad)
             raise PayloadError(
                 f"{path}{element_index(position, shape)}",
-                f"value {bad} is outside the range of {dt.name} [{low}, {high}]",
+                f"value {show(bad)} is outside the range of {dt.name} [{low}, {high}]",
             )
     return flat.astype(dt.numpy)
 

@@ -14,7 +14,8 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.core.diagnostics import Rule
-from app.core.dtypes import describe
+from app.core.dtypes import FLOATS, describe
+from app.core.mismatch import FLOAT_CLASSES, VALUE, Classify, Explain, Implementation, MismatchClass
 from app.core.shapes import Shape
 from app.core.tensors import Tensor
 
@@ -37,9 +38,9 @@ class Descriptor(BaseModel):
 
     kind: str
     attrs: Attrs
-    inputs: list[Tensor] = Field(description="Input tensors in the spec's port order.")
+    inputs: list[Tensor] = Field(fail_fast=True, description="Input tensors in the spec's port order.")
     outputs: list[Tensor] | None = Field(
-        None, description="Optional declared outputs, checked against what inference gives."
+        None, fail_fast=True, description="Optional declared outputs, checked against what inference gives."
     )
 
     names: ClassVar[tuple[str, ...]] = ()
@@ -69,6 +70,9 @@ class OutputType:
 
 
 ShapeRule = Callable[[Any, "Context"], Sequence[OutputType] | None]
+# The outputs' dtypes alone (None where not known), for when the shape rule gives no outputs: a declared
+# output's dtype is then still checked, as that rule does not depend on the one that stopped inference.
+DTypeRule = Callable[[Any], Sequence[str | None]]
 Kernel = Callable[[Any, Sequence[np.ndarray]], Sequence[np.ndarray]]
 
 
@@ -103,6 +107,13 @@ class OpSpec:
     examples: tuple[dict[str, Any], ...] = ()
     count_rule: str | None = None  # the spec's own id for the input count (SONNX's C1), if it has one
     kernel_steps: StepCount | None = None  # for a kernel with sequential work: its worst case
+    output_dtypes: DTypeRule | None = None
+    # Verification: the op's own mismatch classes (besides the float ones and `value`), how it tells them
+    # apart and explains one, and the real implementations' documented departures as alternative kernels.
+    mismatch_classes: tuple[MismatchClass, ...] = ()
+    classify: Classify | None = None
+    explain: Explain | None = None
+    implementations: tuple[Implementation, ...] = ()
     all_rules: tuple[Rule, ...] = field(init=False)
     rule_book: dict[str, Rule] = field(init=False)  # all_rules by id, built once
 
@@ -119,6 +130,11 @@ class OpSpec:
         object.__setattr__(self, "all_rules", self.rules + common)
         object.__setattr__(self, "rule_book", {rule.id: rule for rule in self.all_rules})
         assert len(self.rule_book) == len(self.all_rules), f"{self.kind}: duplicate rule ids"
+
+    @property
+    def all_mismatch_classes(self) -> tuple[MismatchClass, ...]:
+        floats = FLOAT_CLASSES if any(port.dtypes & FLOATS for port in self.outputs) else ()
+        return (*floats, *self.mismatch_classes, VALUE)
 
     @property
     def aliases(self) -> tuple[str, ...]:

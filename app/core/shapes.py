@@ -11,9 +11,12 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from app.core.numbers import INT64_MAX, INT64_RANGE, format_int, show
+
 Dim = int | str | None
 Shape = tuple[Dim, ...]
 
+SYMBOL_CHARS = 64  # a symbol comes back in every inferred shape: a long one would be echoed many times
 SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -27,12 +30,23 @@ def parse_dim(value: object) -> Dim:
         return None
     if isinstance(value, int):
         if value < -1:
-            raise ValueError(f"dim {value} is negative; a dim is an integer >= 0, or -1 for unknown")
+            raise ValueError(
+                f"dim {format_int(value)} is negative; a dim is an integer >= 0, or -1 for unknown"
+            )
+        if value > INT64_MAX:
+            raise ValueError(
+                f"dim {format_int(value)} is outside the int64 range {INT64_RANGE}; no implementation "
+                "can hold it"
+            )
         return value
     if isinstance(value, str) and SYMBOL.match(value):
+        if len(value) > SYMBOL_CHARS:
+            raise ValueError(
+                f"symbol {show(value)} is {len(value):,} characters long; at most {SYMBOL_CHARS}"
+            )
         return value
     raise ValueError(
-        f"dim {value!r} is not a dim; a dim is an integer >= 0, -1 / null / '?' for unknown, "
+        f"dim {show(value)} is not a dim; a dim is an integer >= 0, -1 / null / '?' for unknown, "
         "or a symbol such as 'N'"
     )
 
@@ -57,7 +71,9 @@ def numel(shape: Shape) -> int:
 def format_shape(shape: Shape | None) -> str:
     if shape is None:
         return "[?] (unknown rank)"
-    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+    return (
+        "[" + ", ".join("?" if d is None else format_int(d) if isinstance(d, int) else d for d in shape) + "]"
+    )
 
 
 def dims_conflict(a: Dim, b: Dim) -> bool:
@@ -70,11 +86,34 @@ def dims_conflict(a: Dim, b: Dim) -> bool:
 # --- axes -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class AxisProblem:
+    """One bad axis; the message is written only when asked for (a million repeats stay small)."""
+
     position: int  # index into the axes list as given
     kind: str  # "range" or "duplicate"
-    message: str
+    axis: int
+    rank: int
+    operand: str
+    first: int = -1  # for a duplicate: the position of the axis it repeats
+    first_axis: int = 0
+
+    @property
+    def message(self) -> str:
+        axis, rank, operand = format_int(self.axis), self.rank, self.operand
+        if self.kind == "range":
+            if rank:
+                return f"axis {axis} is out of range [{-rank}, {rank - 1}] for {operand} of rank {rank}"
+            return f"axis {axis} names no dim: {operand} has rank 0, so it has no axes"
+        wrapped = self.axis + rank if self.axis < 0 else self.axis
+        same = (
+            f"axis {axis}"
+            if self.axis == self.first_axis
+            else f"axis {axis} (= {wrapped} for {operand} of rank {rank})"
+        )
+        return (
+            f"{same} repeats axis {self.first_axis} at position {self.first}; each axis may be reduced once"
+        )
 
 
 @dataclass(frozen=True)
@@ -93,26 +132,12 @@ def normalize_axes(axes: Sequence[int], rank: int, *, operand: str = "src") -> N
     normalized: list[int] = []
     for position, axis in enumerate(axes):
         if not -rank <= axis < rank:
-            message = (
-                f"axis {axis} is out of range [{-rank}, {rank - 1}] for {operand} of rank {rank}"
-                if rank
-                else f"axis {axis} names no dim: {operand} has rank 0, so it has no axes"
-            )
-            problems.append(AxisProblem(position, "range", message))
+            problems.append(AxisProblem(position, "range", axis, rank, operand))
             continue
         wrapped = axis + rank if axis < 0 else axis
         if wrapped in seen:
-            first = axes[seen[wrapped]]
-            same = (
-                f"axis {axis}" if axis == first else f"axis {axis} (= {wrapped} for {operand} of rank {rank})"
-            )
-            problems.append(
-                AxisProblem(
-                    position,
-                    "duplicate",
-                    f"{same} repeats axis {first} at position {seen[wrapped]}; each axis may be reduced once",
-                )
-            )
+            first = seen[wrapped]
+            problems.append(AxisProblem(position, "duplicate", axis, rank, operand, first, axes[first]))
             continue
         seen[wrapped] = position
         normalized.append(wrapped)

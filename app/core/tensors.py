@@ -17,6 +17,7 @@ from pydantic import (
 
 from app.core.config import get_settings
 from app.core.dtypes import canonical_dtype
+from app.core.numbers import Int64, Int64s, Numbers
 from app.core.shapes import Shape, parse_dim
 
 DTypeName = Annotated[
@@ -35,18 +36,21 @@ class Quant(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    scale: int | float | list[int | float] | None = None
-    zero_point: int | list[int] | None = None
-    scale_frac_bits: int | list[int] | None = None
-    dim: int | None = Field(None, description="Quantization axis; -1 or absent means per-tensor.")
-    frac_bits: int | None = None
+    scale: Numbers | None = None
+    zero_point: Int64s | None = None
+    scale_frac_bits: Int64s | None = None
+    dim: Int64 | None = Field(None, description="Quantization axis; -1 or absent means per-tensor.")
+    frac_bits: Int64 | None = None
 
 
 class Tensor(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     dtype: DTypeName
+    # fail_fast on every list: a list of a million bad items is one error, not a million (the errors of
+    # one request are built in full before any can be dropped).
     shape: list[int | str | None] | None = Field(
+        fail_fast=True,
         description="Dims outermost first: integer >= 0; -1, null or '?' for unknown; a symbol such as 'N'. "
         "null for unknown rank.",
         examples=[[2, "N", 4]],
@@ -57,22 +61,34 @@ class Tensor(BaseModel):
         "'-inf' as strings; or {'encoding': 'base64', 'bytes': ...} of little-endian raw values. With "
         "strides, the flat memory buffer.",
     )
-    strides: list[int] | None = Field(
+    strides: list[Int64] | None = Field(
         None,
+        fail_fast=True,
         validation_alias=AliasChoices("strides", "stride", "mem_stride"),
         description="Strides in elements, outermost first (aliases: stride, mem_stride).",
     )
     quant: Quant | None = None
+
+    @field_validator("shape", mode="before")
+    @classmethod
+    def _rank(cls, shape: Any) -> Any:
+        limit = get_settings().max_rank
+        if isinstance(shape, list) and len(shape) > limit:  # before its items are looked at
+            raise ValueError(f"rank {len(shape):,} is above the limit of {limit} (max_rank)")
+        return shape
 
     @field_validator("shape", mode="after")
     @classmethod
     def _dims(cls, shape: list | None) -> Shape | None:
         if shape is None:
             return None
-        limit = get_settings().max_rank
-        if len(shape) > limit:
-            raise ValueError(f"rank {len(shape)} is above the limit of {limit} (max_rank)")
-        return tuple(parse_dim(d) for d in shape)
+        dims = []
+        for axis, dim in enumerate(shape):
+            try:
+                dims.append(parse_dim(dim))
+            except ValueError as exc:
+                raise ValueError(f"shape[{axis}]: {exc}") from None
+        return tuple(dims)
 
     @model_validator(mode="after")
     def _strides_match_rank(self) -> Tensor:

@@ -9,6 +9,8 @@ for the same fault (mli_chk_argmax in lib/src/private/src/mli_check.cc), where i
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -16,7 +18,8 @@ from pydantic import AliasChoices, Field, PrivateAttr, StrictInt, model_validato
 
 from app.core.diagnostics import Rule
 from app.core.engine import Context
-from app.core.payload import layout
+from app.core.mismatch import Case, Implementation, MismatchClass, Modelled, listing
+from app.core.payload import buffer_nbytes, layout
 from app.core.registry import Attrs, Descriptor, KernelSteps, OpSpec, OutputType, Port
 from app.core.shapes import Shape, format_shape
 from app.core.tensors import mli_quant_problems, mli_stride_problems
@@ -205,6 +208,10 @@ def infer(d: ArgmaxOp, ctx: Context) -> list[OutputType] | None:
     return [OutputType("sa32", (dim_size, d.attrs.top_k))]
 
 
+def output_dtypes(d: ArgmaxOp) -> list[str | None]:
+    return ["sa32"]
+
+
 # --- evaluation ----------------------------------------------------------------------------------
 
 
@@ -231,22 +238,26 @@ def kernel_steps(d: ArgmaxOp, arrays: list[np.ndarray]) -> KernelSteps:
 
 
 def evaluate(d: ArgmaxOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
-    src, axis, k = arrays[0], d.attrs.axis, d.attrs.top_k
+    src = arrays[0]
+    return [_offsets(d, src, top_k_columns(_slices(src, d.attrs.axis), d.attrs.top_k))]
+
+
+def _offsets(d: ArgmaxOp, src: np.ndarray, columns: np.ndarray) -> np.ndarray:
+    """Columns of each slice (row) as linear offsets into in's memory, as int32."""
+    axis = d.attrs.axis
     # The strides decode used: a size-1 dim's stride is never stepped and may be any size, so it is 0 there.
     strides = layout(d.inputs[0], "inputs[0]").strides or _dense_strides(src.shape)
-    rows = _slices(src, axis)
     if axis < 0:
         outer, inner_shape, inner_strides = 0, src.shape, strides
     else:
         outer = strides[axis]
         inner_shape = src.shape[:axis] + src.shape[axis + 1 :]
         inner_strides = strides[:axis] + strides[axis + 1 :]
-    columns = top_k_columns(rows, k)
-    offsets = np.arange(rows.shape[0], dtype=np.int64)[:, None] * outer
+    offsets = np.arange(columns.shape[0], dtype=np.int64)[:, None] * outer
     if inner_shape:  # a rank-1 in sliced along its only axis has one-element slices: column 0 throughout
         for index, stride in zip(np.unravel_index(columns, inner_shape), inner_strides, strict=True):
             offsets = offsets + index * stride
-    return [offsets.astype(np.int32)]
+    return offsets.astype(np.int32)
 
 
 def _dense_strides(shape: tuple[int, ...]) -> list[int]:
@@ -429,6 +440,144 @@ def _sift_rows(heap: np.ndarray, vals: np.ndarray, rows: np.ndarray, start: int,
         here = pick
 
 
+# --- verification: why a given out differs, and the orders other implementations break ties in --------
+
+MISMATCH_CLASSES = (
+    MismatchClass("tie_order", "An offset holding the same raw value as the due one: ties broken in another "
+                  "order (first-occurrence, last-occurrence or other)."),
+    MismatchClass("padding_read", "An offset inside in's memory buffer that is stride padding, not an element."),
+    MismatchClass("not_top_k", "An offset in the slice whose value is below the slice's top_k largest."),
+)  # fmt: skip
+NOTES_ARGMAX = "SPEC-NOTES, Argmax"
+RECORDED = "Recorded: specs/argmax.json,"
+
+
+@dataclass(frozen=True)
+class _Located:
+    """Offsets into in's memory, resolved: on an element or not, in padding or not, slice and value."""
+
+    element: np.ndarray
+    padding: np.ndarray
+    slice: np.ndarray
+    value: np.ndarray
+
+
+def _locate(d: ArgmaxOp, src: np.ndarray, offsets: np.ndarray) -> _Located:
+    """MLI's strides never let one dim's rows overlap the next dim's extent, so dividing by each stride
+    in turn, outermost first, gives the only index an offset can have."""
+    strides = d.inputs[0].strides or _dense_strides(src.shape)
+    buffer = buffer_nbytes(src) // src.itemsize
+    rest = offsets.astype(np.int64)
+    inside = (rest >= 0) & (rest < buffer)
+    element = inside.copy()
+    index = []
+    for dim, stride in zip(src.shape, strides, strict=True):
+        step = rest // stride
+        rest = rest - step * stride
+        element &= step < dim
+        index.append(np.clip(step, 0, dim - 1))
+    value = src[tuple(index)].astype(np.int64)
+    row = index[d.attrs.axis] if d.attrs.axis >= 0 else np.zeros(offsets.shape, dtype=np.int64)
+    return _Located(element, inside & ~element, row, value)
+
+
+def classify(case: Case, index: int, at: np.ndarray, want: np.ndarray, got: np.ndarray) -> np.ndarray:
+    d, src, k = case.descriptor, case.inputs[0], case.descriptor.attrs.top_k
+    row = at // k
+    given, due = _locate(d, src, got), _locate(d, src, want)
+    kth = _locate(d, src, case.expected[0][row, k - 1]).value
+    in_slice = given.element & (given.slice == row)
+    classes = np.full(at.shape, "", dtype=object)
+    classes[given.padding] = "padding_read"
+    classes[in_slice & (given.value == due.value)] = "tie_order"
+    classes[in_slice & (given.value < kth)] = "not_top_k"
+    return classes
+
+
+def _tie_break_columns(rows: np.ndarray, k: int, *, last_first: bool) -> np.ndarray:
+    """Each row's top k columns with equal values in index order: lowest index first, or highest first.
+
+    Only values at or above the row's k-th largest are sorted, so the work and memory follow the
+    candidates (k per row, more only where the k-th value ties), not the whole tensor."""
+    n, length = rows.shape
+    kth = np.partition(rows, length - k, axis=1)[:, length - k : length - k + 1]
+    r, c = np.nonzero(rows >= kth)
+    order = np.lexsort((-c if last_first else c, -rows[r, c].astype(np.int64), r))
+    r, c = r[order], c[order]
+    return c[np.searchsorted(r, np.arange(n))[:, None] + np.arange(k)]
+
+
+def _tie_order(case: Case, row: int) -> str:
+    d, src = case.descriptor, case.inputs[0]
+    rows = _slices(src, d.attrs.axis)[row : row + 1]
+    given = case.given[0][row]
+    for name, last_first in (("first-occurrence", False), ("last-occurrence", True)):
+        ordered = _offsets(d, src, _tie_break_columns(rows, d.attrs.top_k, last_first=last_first))
+        if np.array_equal(ordered[0], given):
+            return name
+    return "other"
+
+
+def explain(case: Case, index: int, position: int, want: Any, got: Any, cls: str) -> str | None:
+    d, src = case.descriptor, case.inputs[0]
+    k = d.attrs.top_k
+    row = position // k
+    where = _locate(d, src, np.array([got]))
+    value = int(where.value[0])
+    if cls == "tie_order":
+        return (
+            f"slice {row}: offset {got} holds the same value {value}; the slice's ties are given in "
+            f"{_tie_order(case, row)} order, where MLI's heap order is due"
+        )
+    if cls == "padding_read":
+        return f"offset {got} lies in in's stride padding, not on an element"
+    if cls == "not_top_k":
+        return f"offset {got} holds {value}, below the {k} largest values of slice {row}"
+    if not where.element[0] and not where.padding[0]:
+        return f"offset {got} is outside in's memory of {buffer_nbytes(src) // src.itemsize} elements"
+    if int(where.slice[0]) != row:
+        return f"offset {got} is an element of slice {int(where.slice[0])}, not of slice {row}"
+    return f"offset {got} holds {value}, one of the slice's {k} largest but at another rank"
+
+
+def _differing_slices(model: np.ndarray, expected: np.ndarray) -> list[int]:
+    return np.flatnonzero((model != expected).any(axis=1)).tolist()
+
+
+def _ties_by_index(last_first: bool) -> Any:
+    order = "highest-index-first" if last_first else "lowest-index-first"
+
+    def run(d: ArgmaxOp, arrays: Sequence[np.ndarray], expected: Sequence[np.ndarray]) -> Modelled:
+        src = arrays[0]
+        out = _offsets(
+            d, src, _tie_break_columns(_slices(src, d.attrs.axis), d.attrs.top_k, last_first=last_first)
+        )
+        return Modelled(
+            [out], f"ties in {order} order in {listing('slice', _differing_slices(out, expected[0]))}"
+        )
+
+    return run
+
+
+def _slice_positions(d: ArgmaxOp, arrays: Sequence[np.ndarray], expected: Sequence[np.ndarray]) -> Modelled:
+    src = arrays[0]
+    out = top_k_columns(_slices(src, d.attrs.axis), d.attrs.top_k).astype(np.int32)
+    slices = listing("slice", _differing_slices(out, expected[0]))
+    return Modelled([out], f"positions within the slice, not memory offsets, in {slices}")
+
+
+TIES_EVIDENCE = f"{NOTES_ARGMAX}: MLI's tie order is neither lowest-index-first nor highest-first"
+IMPLEMENTATIONS = (
+    Implementation("lowest-index-first ties (a stable sort by value)",
+                   f'{TIES_EVIDENCE}. {RECORDED} "verify: first-occurrence ties"', _ties_by_index(last_first=False)),
+    Implementation("highest-index-first ties",
+                   f'{TIES_EVIDENCE}. {RECORDED} "verify: last-occurrence ties"', _ties_by_index(last_first=True)),
+    Implementation("slice positions instead of memory offsets (NumPy-style indices)",
+                   f"{NOTES_ARGMAX}: offsets are positions in in's memory (strides applied), not NumPy's argmax "
+                   f'indices. {RECORDED} "verify: slice positions instead of offsets"', _slice_positions),
+)  # fmt: skip
+
+
 OP = OpSpec(
     kind=KIND,
     descriptor=ArgmaxOp,
@@ -439,8 +588,13 @@ OP = OpSpec(
     outputs=(Port("out", frozenset({"sa32"}), "Shape [dim_size, top_k]: linear offsets into in's memory."),),
     rules=RULES,
     infer=infer,
+    output_dtypes=output_dtypes,
     evaluate=evaluate,
     kernel_steps=kernel_steps,
+    mismatch_classes=MISMATCH_CLASSES,
+    classify=classify,
+    explain=explain,
+    implementations=IMPLEMENTATIONS,
     dtype_source=f"{SPEC}, List of Available Argmax Functions",
     dtype_table=(
         {"kind": "mli_krn_argmax_sa8", "in": "sa8", "out": "sa32"},

@@ -8,6 +8,8 @@ maximum with NaN absorbing and +0 above -0. Rule ids are the profile's own: C1 (
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
@@ -17,6 +19,7 @@ from app.core.diagnostics import Rule
 from app.core.dtypes import DTYPES, NUMERIC
 from app.core.engine import Context
 from app.core.kernels import maximum
+from app.core.mismatch import Implementation, Modelled, differing_positions
 from app.core.registry import VARIADIC_MAX, Attrs, Descriptor, OpSpec, OutputType, Port
 from app.core.shapes import broadcast_shapes
 
@@ -97,8 +100,33 @@ def infer(d: MaxOp, ctx: Context) -> list[OutputType] | None:
     return [OutputType(dtype, broadcast.shape)]
 
 
+def output_dtypes(d: MaxOp) -> list[str | None]:
+    dtypes = {tensor.dtype for tensor in d.inputs}
+    return [dtypes.pop() if len(dtypes) == 1 and dtypes <= T else None]
+
+
 def evaluate(d: MaxOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
     return [maximum(arrays)]
+
+
+def _numpy_maximum(d: MaxOp, arrays: Sequence[np.ndarray], expected: Sequence[np.ndarray]) -> Modelled:
+    """np.maximum folded over the inputs from the left: on a tie of -0 and +0 it keeps an operand by its
+    position, not by its sign (NaN still absorbs)."""
+    with np.errstate(invalid="ignore"):  # NaN is an answer here, not a fault (ml_dtypes' bf16 warns)
+        out = functools.reduce(np.maximum, arrays[1:], arrays[0])
+    out = np.array(np.broadcast_to(out, expected[0].shape))
+    where = differing_positions(expected[0], out, DTYPES[d.inputs[0].dtype].is_float)
+    return Modelled([out], f"-0 kept over +0 by operand order at {where}")
+
+
+IMPLEMENTATIONS = (
+    Implementation(
+        "NumPy maximum (np.maximum folded over the inputs)",
+        "SPEC-NOTES, Max: NumPy's maximum and onnxruntime answer Max(-0, +0) by operand order. Recorded: "
+        'specs/max.json, "verify: NumPy\'s maximum keeps -0 by operand order"',
+        _numpy_maximum,
+    ),
+)
 
 
 OP = OpSpec(
@@ -118,13 +146,19 @@ OP = OpSpec(
     outputs=(Port("Y", T, "The inputs' dtype; the broadcast shape."),),
     rules=RULES,
     infer=infer,
+    output_dtypes=output_dtypes,
     evaluate=evaluate,
+    implementations=IMPLEMENTATIONS,
     dtype_source=f"{SPEC}, the type list in the operator's heading",
     count_rule="C1",
     dtype_table=tuple({"X": dtype, "Y": dtype} for dtype in DTYPES if dtype in T),
     notes=(
         "NumPy's maximum and onnxruntime answer Max(-0, +0) by operand order; the profile's maximum, and "
         "opspec, give +0 in either order.",
+        "onnxruntime 1.32's CPU Max keeps the earlier or the later of -0 and +0 depending on the dtype, the "
+        "shapes and the element's place in a vector loop (measured over shapes up to [2, 3]: f16 the earlier, "
+        "f32 and f64 mostly the later, some mixed within one output), so POST /v1/verify names its answers "
+        "signed_zero but models no onnxruntime answer; NumPy's np.maximum is modelled.",
         "NumPy broadcasts [0] with [1] to [0]; under the profile a dim is the largest size, 1, so [0] with "
         "[1] (or with a scalar) is an error.",
         "ONNX reports a broadcast clash as 'Incompatible dimensions' without the shapes, and its checker "

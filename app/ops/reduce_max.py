@@ -7,15 +7,18 @@ otherwise reduced dims disappear; axes unknown (an input without data) -> dims u
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
-from pydantic import Field, StrictBool, StrictInt
+from pydantic import Field, StrictBool
 
 from app.core.diagnostics import Rule
 from app.core.dtypes import FLOATS
 from app.core.engine import Context
 from app.core.kernels import reduce_max
+from app.core.mismatch import Implementation, Modelled, differing_positions
+from app.core.numbers import Int64, show
 from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
 from app.core.shapes import format_shape, normalize_axes, reduce_shape
 
@@ -26,7 +29,8 @@ assert SRC_DTYPES <= FLOATS
 
 
 class ReduceMaxAttrs(Attrs):
-    axes: list[StrictInt] = Field(
+    axes: list[Int64] = Field(
+        fail_fast=True,
         default_factory=list,
         description="Axes of src to reduce, each in [-r, r-1]; negatives count from the end. Empty (the "
         "default) is the identity. Give this or the axes input, not both.",
@@ -64,7 +68,7 @@ def _axes_source(d: ReduceMaxOp, ctx: Context) -> tuple[list[int] | None, str]:
         ctx.error(
             f"{KIND}.axes.exclusive",
             "attrs.axes",
-            f"axes is given both as the attribute {d.attrs.axes} and as input 1; give exactly one of them",
+            f"axes is given both as the attribute {show(d.attrs.axes)} and as input 1; give exactly one of them",
         )
     ctx.warn(
         f"{KIND}.onednn.two_inputs",
@@ -142,7 +146,7 @@ def infer(d: ReduceMaxOp, ctx: Context) -> list[OutputType] | None:
     normalized = normalize_axes(axes, rank, operand="src")
     for problem in normalized.problems:
         rule = f"{KIND}.axes.range" if problem.kind == "range" else f"{KIND}.axes.unique"
-        ctx.error(rule, f"{path}[{problem.position}]", problem.message)
+        ctx.error(rule, f"{path}[{problem.position}]", lambda problem=problem: problem.message)
     if normalized.problems:
         return None
     reduced = normalized.axes
@@ -166,6 +170,10 @@ def infer(d: ReduceMaxOp, ctx: Context) -> list[OutputType] | None:
     return [OutputType(dtype, reduce_shape(src.shape, reduced, keep))]
 
 
+def output_dtypes(d: ReduceMaxOp) -> list[str | None]:
+    return [d.inputs[0].dtype if d.inputs[0].dtype in SRC_DTYPES else None]
+
+
 def evaluate(d: ReduceMaxOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
     src = arrays[0]
     axes = d.attrs.axes if len(arrays) < 2 else arrays[1].reshape(-1).tolist()
@@ -173,6 +181,32 @@ def evaluate(d: ReduceMaxOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
     if not reduced:
         return [src.copy()]
     return [reduce_max(src, reduced, d.attrs.keep_dims)]
+
+
+def _numpy_max(
+    d: ReduceMaxOp, arrays: Sequence[np.ndarray], expected: Sequence[np.ndarray]
+) -> Modelled | None:
+    """np.max over the axes: its maximum keeps -0 or +0 by the order it meets them (NaN still absorbs).
+    Not modelled for the identity (no axes) or an empty maximum, which np.max refuses."""
+    src = arrays[0]
+    axes = d.attrs.axes if len(arrays) < 2 else arrays[1].reshape(-1).tolist()
+    reduced = normalize_axes(axes, src.ndim).axes
+    if not reduced or any(src.shape[axis] == 0 for axis in reduced):
+        return None
+    with np.errstate(invalid="ignore"):  # NaN is an answer here, not a fault
+        out = np.asarray(np.max(src, axis=tuple(reduced), keepdims=d.attrs.keep_dims))
+    where = differing_positions(expected[0], out, is_float=True)
+    return Modelled([out], f"-0 kept over +0 by the order np.max meets them at {where}")
+
+
+IMPLEMENTATIONS = (
+    Implementation(
+        "NumPy max (np.max over the axes)",
+        "SPEC-NOTES, Max: NumPy's maximum answers Max(-0, +0) by operand order, and np.max reduces with it. "
+        'Recorded: specs/reduce_max.json, "verify: np.max keeps -0 by the order it meets it"',
+        _numpy_max,
+    ),
+)
 
 
 OP = OpSpec(
@@ -189,7 +223,9 @@ OP = OpSpec(
     outputs=(Port("dst", SRC_DTYPES, "src's dtype; reduced dims 1 (keep_dims) or removed."),),
     rules=RULES,
     infer=infer,
+    output_dtypes=output_dtypes,
     evaluate=evaluate,
+    implementations=IMPLEMENTATIONS,
     dtype_source=f"{SPEC}, Supported Data Types",
     dtype_table=(
         {"src": "f32", "axes": "s32", "dst": "f32"},

@@ -7,6 +7,9 @@ else from max(segment_ids) + 1 when the ids are known (0 when there are none), e
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -16,7 +19,8 @@ from app.core.diagnostics import Rule
 from app.core.dtypes import DTYPES, INDEX, NUMERIC
 from app.core.engine import Context
 from app.core.kernels import count_below, run_starts, segment_max, widen
-from app.core.payload import element_index
+from app.core.mismatch import Case, Implementation, MismatchClass, Modelled, equal_bits, listing
+from app.core.payload import element_index, encode
 from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
 from app.core.shapes import Dim, dims_conflict, format_shape
 
@@ -261,6 +265,10 @@ def _segment_count(d: SegmentMaxOp, ids: np.ndarray | None, count: int | None) -
     return _implied_count(ids)
 
 
+def output_dtypes(d: SegmentMaxOp) -> list[str | None]:
+    return [d.inputs[0].dtype if d.inputs[0].dtype in NUMERIC else None]
+
+
 # --- where OpenVINO's CPU plugin answers differently --------------------------------------------
 
 
@@ -350,6 +358,152 @@ def evaluate(d: SegmentMaxOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
     return [segment_max(data, ids, count, fill)]
 
 
+# --- verification: why a given output differs, and OpenVINO's CPU plugin as a modelled kernel -----------
+
+MISMATCH_CLASSES = (
+    MismatchClass("empty_fill", "An empty segment holds a value other than its fill (zero, -inf, another "
+                  "type's lowest where LOWEST is due, ...); the detail names the value given."),
+    MismatchClass("segment_boundary", "The value belongs to a neighbouring segment: its maximum, or a row just "
+                  "across the boundary."),
+)  # fmt: skip
+# The types OpenVINO's CPU plugin computes WRONG_LOWEST in, and so takes "lowest" from.
+COMPUTE_TYPE = {"f16": "f32", "s16": "s32", "u16": "s32", "u32": "s32", "u64": "s32"}
+assert set(COMPUTE_TYPE) == WRONG_LOWEST
+
+
+@dataclass(frozen=True)
+class _Segments:
+    ids: np.ndarray  # the ids of the rows that reach the output
+    count: int
+    inner: int  # elements per output row
+
+    def bounds(self, segments: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """First row and one past the last row of each segment (equal for an empty one)."""
+        return np.searchsorted(self.ids, segments, "left"), np.searchsorted(self.ids, segments, "right")
+
+
+def _segments(case: Case) -> _Segments:
+    ids, out = case.inputs[1], case.expected[0]
+    count = out.shape[0]
+    return _Segments(ids[: count_below(ids, count)], count, math.prod(out.shape[1:]))
+
+
+def _openvino_lowest(dtype: str) -> Any:
+    """The lowest value as OpenVINO's CPU plugin takes it: its compute type's, cast to dtype (wrapping for
+    integers as C++ does; f32's lowest overflows f16 to -inf)."""
+    source = DTYPES[COMPUTE_TYPE.get(dtype, dtype)]
+    with np.errstate(over="ignore"):
+        return np.array(source.lowest, dtype=source.numpy).astype(DTYPES[dtype].numpy)[()]
+
+
+def _fill_name(dtype: str, got: Any) -> str:
+    """What an empty segment was filled with, in words: zero, -inf, the type's lowest, or the value;
+    and, where OpenVINO's CPU plugin would fill the same, that its compute type's lowest gives it."""
+    dt = DTYPES[dtype]
+    value = np.asarray(got, dtype=dt.numpy)
+    shown = encode(value, dtype, as_base64=False)
+    if value == 0:
+        name = "zero"
+    elif dt.is_float and np.isneginf(value.astype(np.float64)):
+        name = "-inf"
+    elif value == dt.lowest:
+        return f"{dtype}'s lowest ({shown})"
+    else:
+        name = f"{shown}"
+    compute = COMPUTE_TYPE.get(dtype)
+    if compute is not None and equal_bits(value, np.asarray(_openvino_lowest(dtype)), dt.is_float):
+        name += f" ({compute}'s lowest {DTYPES[compute].lowest} cast to {dtype})"
+    return name
+
+
+def classify(case: Case, index: int, at: np.ndarray, want: np.ndarray, got: np.ndarray) -> np.ndarray:
+    seg = _segments(case)
+    segment, column = np.divmod(at, seg.inner)
+    first, end = seg.bounds(segment)
+    is_float = DTYPES[case.descriptor.inputs[0].dtype].is_float
+    spec_rows = case.expected[0].reshape(seg.count, seg.inner)
+    rows = case.inputs[0].reshape(case.inputs[0].shape[0], seg.inner)
+    boundary = np.zeros(at.shape, dtype=bool)
+    for neighbour in (segment - 1, segment + 1):
+        there = np.clip(neighbour, 0, seg.count - 1)
+        n_first, n_end = seg.bounds(there)
+        usable = (neighbour >= 0) & (neighbour < seg.count) & (n_first < n_end)
+        boundary |= usable & equal_bits(got, spec_rows[there, column], is_float)
+    for row in (first - 1, end) if seg.ids.size else ():  # the rows just before and after the segment's own
+        usable = (row >= 0) & (row < seg.ids.size)
+        boundary |= usable & equal_bits(got, rows[np.clip(row, 0, seg.ids.size - 1), column], is_float)
+    classes = np.full(at.shape, "", dtype=object)
+    classes[boundary] = "segment_boundary"
+    classes[first == end] = "empty_fill"
+    return classes
+
+
+def explain(case: Case, index: int, position: int, want: Any, got: Any, cls: str) -> str | None:
+    d = case.descriptor
+    dtype = d.inputs[0].dtype
+    segment = position // _segments(case).inner
+    if cls == "empty_fill":
+        due = encode(np.asarray(want), dtype, as_base64=False)
+        return f"segment {segment} is empty: filled with {_fill_name(dtype, got)} where {d.attrs.mode}'s {due} is due"
+    if cls == "segment_boundary":
+        return f"segment {segment} holds a value of a neighbouring segment's rows"
+    if cls == "nan_dropped":
+        return f"segment {segment} holds NaN here, so its maximum is NaN"
+    if cls == "value" and DTYPES[dtype].is_float and np.isneginf(np.float64(want)):
+        return f"segment {segment} holds only -inf here, so its maximum is -inf"
+    return None
+
+
+def _openvino_cpu(d: SegmentMaxOp, arrays: Sequence[np.ndarray], expected: Sequence[np.ndarray]) -> Modelled:
+    """NaN skipped, the lowest value for a segment of only NaN or -inf, LOWEST taken in the compute type."""
+    data, ids, spec = arrays[0], arrays[1], expected[0]
+    dtype = d.inputs[0].dtype
+    is_float = DTYPES[dtype].is_float
+    count = spec.shape[0]
+    kept = count_below(ids, count)
+    inner = math.prod(data.shape[1:])  # explicit: reshape cannot infer it from no rows
+    lowest = _openvino_lowest(dtype)
+    fill = lowest if d.attrs.mode == "LOWEST" else 0
+    present = np.zeros(count, dtype=bool)
+    present[ids[:kept]] = True
+    has_nan = np.zeros(count, dtype=bool)
+    if is_float:
+        wide = widen(data)
+        nan = np.isnan(wide)
+        has_nan[ids[:kept][nan[:kept].reshape(kept, inner).any(axis=1)]] = True
+        result = segment_max(np.where(nan, -np.inf, wide).astype(wide.dtype), ids, count, -np.inf)
+        only = np.isneginf(result) & present.reshape((count,) + (1,) * (result.ndim - 1))
+        out = result.astype(data.dtype)
+        out[only] = lowest
+    else:
+        out = segment_max(data, ids, count, 0)
+    out[~present] = fill
+    differ = ~equal_bits(out, spec, is_float).reshape(count, inner).all(axis=1)
+    parts = []
+    for what, segments in (
+        ("NaN ignored in", differ & has_nan),
+        (f"the lowest value {encode(np.asarray(lowest), dtype, as_base64=False)} for a segment of only NaN or "
+         "-inf in", differ & present & ~has_nan),
+        (f"empty segments filled with {_fill_name(dtype, fill)}, not {dtype}'s lowest, in",
+         differ & ~present),
+    ):  # fmt: skip
+        if segments.any():
+            parts.append(f"{what} {listing('segment', np.flatnonzero(segments).tolist())}")
+    return Modelled([out], "; ".join(parts))
+
+
+IMPLEMENTATIONS = (
+    Implementation(
+        "OpenVINO 2026.4 CPU",
+        f"{OPENVINO}: NaN skipped within a segment; the lowest value for a segment of only NaN or -inf; LOWEST "
+        "computed in f32 (f16) or i32 (s16, u16, u32, u64) and cast, so f16 fills -inf and s16 0; u16's cast "
+        "gives 0, the spec's own value. Recorded: specs/segment_max.json, the \"verify: OpenVINO's CPU answer\" "
+        "cases",
+        _openvino_cpu,
+    ),
+)
+
+
 OP = OpSpec(
     kind=KIND,
     descriptor=SegmentMaxOp,
@@ -369,7 +523,12 @@ OP = OpSpec(
     outputs=(Port("output", NUMERIC, "data's dtype and shape, with num_segments as the first dim."),),
     rules=RULES,
     infer=infer,
+    output_dtypes=output_dtypes,
     evaluate=evaluate,
+    mismatch_classes=MISMATCH_CLASSES,
+    classify=classify,
+    explain=explain,
+    implementations=IMPLEMENTATIONS,
     dtype_source=f"{SPEC}, Types",
     dtype_table=tuple(
         {"data": t, "segment_ids": i, "num_segments": n, "output": t}

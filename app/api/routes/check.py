@@ -7,8 +7,9 @@ from collections.abc import Iterator
 from fastapi import APIRouter, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from pydantic import TypeAdapter, ValidationError
+from pydantic import ValidationError
 
+from app.api import metrics
 from app.api.deps import SettingsDep
 from app.api.models import BatchRequest, BatchResponse, EvaluateResponse, Problem, Verdict
 from app.core import engine
@@ -44,13 +45,18 @@ def _body(examples: dict) -> dict:
     return {"requestBody": {"required": True, "content": content}}
 
 
-async def parse_descriptor(request: Request) -> Descriptor:
+def parse_descriptor(body: bytes) -> Descriptor:
     """The body as a descriptor, by pydantic's own JSON parser in one pass (FastAPI's generic body
     handling parses to Python objects first and costs more than the whole validation)."""
     try:
-        return DESCRIPTOR.validate_json(await request.body())
+        return DESCRIPTOR.validate_json(body)
     except ValidationError as exc:
-        raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]) from None
+        raise RequestValidationError(exc.errors(include_url=False)) from None
+
+
+def _is_small(body: bytes, settings: Settings) -> bool:
+    """Small enough to parse and check on the event loop: the thread-pool hop would cost more."""
+    return len(body) <= settings.inline_body_bytes
 
 
 _PROBLEMS = {
@@ -61,6 +67,7 @@ _PROBLEMS = {
 
 def verdict(descriptor: Descriptor, settings: Settings) -> Verdict:
     result, _ = engine.check(BY_NAME[descriptor.kind], descriptor, settings)
+    metrics.record_verdict(result.kind, result.valid, result.diagnostics)
     outputs = None
     if result.outputs is not None:
         outputs = [
@@ -82,46 +89,58 @@ def verdict(descriptor: Descriptor, settings: Settings) -> Verdict:
 async def validate(request: Request) -> Response:
     """200 for every well-formed descriptor, valid or not: the verdict, the inferred outputs and every
     diagnostic with its rule id and path."""
-    # async and pre-serialised: checking shapes is light work, and the thread-pool hop and FastAPI's
-    # re-validation of the answer cost more than it; payloads to decode still go to the pool.
-    descriptor = await parse_descriptor(request)
+    # async and pre-serialised: checking a small descriptor's shapes is light work, and the thread-pool
+    # hop and FastAPI's re-validation of the answer cost more than it. A large body or payloads to decode
+    # go to the pool, so the event loop stays free for every other request.
+    body = await request.body()
     settings = request.app.state.settings  # not a dependency: solving one costs more than the check
+    if not _is_small(body, settings):
+        return await run_in_threadpool(_validate, body, settings)
+    descriptor = parse_descriptor(body)
     if any(tensor.data is not None for tensor in descriptor.inputs):
-        answer = await run_in_threadpool(verdict, descriptor, settings)  # decoding payloads is real work
+        answer = await run_in_threadpool(verdict, descriptor, settings)
     else:
         answer = verdict(descriptor, settings)
     return Response(answer.model_dump_json(), media_type="application/json")
 
 
-_BATCH = TypeAdapter(BatchRequest)
+def _validate(body: bytes, settings: Settings) -> Response:
+    answer = verdict(parse_descriptor(body), settings)
+    return Response(answer.model_dump_json(), media_type="application/json")
 
 
-@router.post("/validate/batch", include_in_schema=False)
-async def validate_batch(request: Request) -> Response:
-    """One verdict per descriptor, in order. Parsed from the bytes by pydantic in one pass, in the
-    thread pool: for 100,000 descriptors FastAPI's generic body handling (json.loads, then validation
-    of the Python objects) costs twice as much. The documented twin below shows the schema."""
-    body = await request.body()
-    answer = await run_in_threadpool(_validate_batch, body, request.app.state.settings)
-    return Response(answer, media_type="application/json")
+_BATCH_BODY = {
+    "requestBody": {
+        "required": True,
+        "content": {"application/json": {"schema": {"$ref": "#/components/schemas/BatchRequest"}}},
+    }
+}  # app/api/openapi.py puts BatchRequest and the descriptors it refers to into the components
 
 
-@router.post("/validate/batch", response_model=BatchResponse, responses=_PROBLEMS, summary="Validate many")
-def validate_batch_schema(request: BatchRequest, settings: SettingsDep) -> Response:  # pragma: no cover
-    """The route above as OpenAPI shows it (the same path: the first route answers every request)."""
-    return Response(_answer_batch(request, settings), media_type="application/json")
+@router.post(
+    "/validate/batch",
+    response_model=BatchResponse,
+    responses=_PROBLEMS,
+    summary="Validate many",
+    openapi_extra=_BATCH_BODY,
+)
+async def validate_batch(request: Request, settings: SettingsDep) -> Response:
+    """One verdict per descriptor, in order (up to max_batch, 100,000 by default)."""
+    # Parsed by pydantic from the bytes in one pass, in the thread pool: FastAPI would parse a large
+    # body on the event loop, and its json.loads-then-validate costs twice as much.
+    return await run_in_threadpool(_validate_batch, await request.body(), settings)
 
 
-def _validate_batch(body: bytes, settings: Settings) -> bytes:
+def _validate_batch(body: bytes, settings: Settings) -> Response:
     with _collector_paused():
-        try:
-            batch = _BATCH.validate_json(body)
-        except ValidationError as exc:
-            raise RequestValidationError([{**e, "loc": ("body", *e["loc"])} for e in exc.errors()]) from None
-        return _answer_batch(batch, settings)
+        return _answer_batch(body, settings)
 
 
-def _answer_batch(batch: BatchRequest, settings: Settings) -> bytes:
+def _answer_batch(body: bytes, settings: Settings) -> Response:
+    try:
+        batch = BatchRequest.model_validate_json(body)
+    except ValidationError as exc:
+        raise RequestValidationError(exc.errors(include_url=False)) from None
     if len(batch.ops) > settings.max_batch:
         raise LimitExceeded(
             "ops",
@@ -130,7 +149,8 @@ def _answer_batch(batch: BatchRequest, settings: Settings) -> bytes:
         )
     results = [verdict(descriptor, settings) for descriptor in batch.ops]
     # model_construct: the verdicts are ours and typed; validating 100,000 of them again is waste.
-    return BatchResponse.model_construct(results=results).model_dump_json().encode()
+    answer = BatchResponse.model_construct(results=results)
+    return Response(answer.model_dump_json(), media_type="application/json")
 
 
 @contextlib.contextmanager
@@ -160,8 +180,18 @@ def _collector_paused() -> Iterator[None]:
 async def evaluate(request: Request, settings: SettingsDep) -> Response:
     """Validates first (an invalid descriptor is a 422 carrying the diagnostics); sizes are checked
     against the limits before anything is allocated. Outputs use the request's encoding."""
-    descriptor = await parse_descriptor(request)
-    # NumPy work goes to the thread pool, so one large evaluation does not stall the event loop.
-    result = await run_in_threadpool(engine.evaluate, BY_NAME[descriptor.kind], descriptor, settings)
-    body = EvaluateResponse(kind=result.kind, outputs=result.outputs, diagnostics=result.diagnostics)
-    return Response(body.model_dump_json(), media_type="application/json")
+    # All of it in the thread pool (parsing, NumPy, writing the answer), so one large evaluation does not
+    # stall the event loop.
+    return await run_in_threadpool(_evaluate, await request.body(), settings)
+
+
+def _evaluate(body: bytes, settings: Settings) -> Response:
+    descriptor = parse_descriptor(body)
+    try:
+        result = engine.evaluate(BY_NAME[descriptor.kind], descriptor, settings)
+    except engine.Invalid as exc:
+        metrics.record_verdict(exc.verdict.kind, False, exc.verdict.diagnostics)
+        raise
+    metrics.record_verdict(result.kind, True, result.diagnostics)
+    answer = EvaluateResponse(kind=result.kind, outputs=result.outputs, diagnostics=result.diagnostics)
+    return Response(answer.model_dump_json(), media_type="application/json")

@@ -1,6 +1,6 @@
 from fastapi import APIRouter, HTTPException
 
-from app.api.models import OpDetail, OpSummary, PortInfo, RuleInfo
+from app.api.models import ImplementationInfo, MismatchClassInfo, OpDetail, OpSummary, PortInfo, RuleInfo
 from app.core.dtypes import describe
 from app.core.registry import OpSpec, Port
 from app.ops import BY_NAME, REGISTRY
@@ -47,4 +47,8 @@ async def get_op(kind: str) -> OpDetail:
         ],
         examples=list(spec.examples),
         notes=list(spec.notes),
+        mismatch_classes=[
+            MismatchClassInfo(id=c.id, description=c.description) for c in spec.all_mismatch_classes
+        ],
+        implementations=[ImplementationInfo(name=i.name, evidence=i.evidence) for i in spec.implementations],
     )

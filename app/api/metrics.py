@@ -1,0 +1,48 @@
+"""Prometheus metrics (prometheus-client): requests and latencies per route, verdicts per op and rule.
+
+A registry of our own rather than the process-wide default, so that building the app twice (the tests
+do) registers nothing twice, and /metrics shows opspec's series only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from fastapi import APIRouter, Response
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
+
+from app.core.diagnostics import Diagnostic
+
+REGISTRY = CollectorRegistry()
+REQUESTS = Counter(
+    "opspec_requests", "HTTP requests answered.", ["method", "route", "status"], registry=REGISTRY
+)
+LATENCY = Histogram(
+    "opspec_request_duration_seconds",
+    "Time from the request's start to its answer's last byte.",
+    ["method", "route"],
+    registry=REGISTRY,
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
+)
+VERDICTS = Counter(
+    "opspec_verdicts", "Descriptors checked, by op and verdict.", ["op", "valid"], registry=REGISTRY
+)
+DIAGNOSTICS = Counter(
+    "opspec_diagnostics",
+    "Diagnostics given, by op, rule and severity.",
+    ["op", "rule", "severity"],
+    registry=REGISTRY,
+)
+
+router = APIRouter(tags=["operations"])
+
+
+def record_verdict(kind: str, valid: bool, diagnostics: Iterable[Diagnostic]) -> None:
+    VERDICTS.labels(kind, "true" if valid else "false").inc()
+    for d in diagnostics:
+        DIAGNOSTICS.labels(kind, d.rule, d.severity).inc()
+
+
+@router.get("/metrics", include_in_schema=False)
+async def metrics() -> Response:
+    return Response(generate_latest(REGISTRY), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,157 @@
+"""The outermost layer of every request (pure ASGI, so a small request pays a few microseconds, not a
+task): its id, the Content-Type gate, the access log line and the request metrics.
+
+Which media types a POST route reads is the route's own declaration: the content types of its
+requestBody in the OpenAPI document (a route taking XML, ONNX bytes or multipart lists them in its
+openapi_extra; FastAPI lists JSON for a body model). JSON is application/json or any +json type; anything else, or no Content-Type, is a 415.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import uuid
+
+from fastapi import FastAPI
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.api import metrics, problems
+from app.api.limits import answer
+from app.core.numbers import clip
+
+JSON = "application/json"
+SANE_ID = re.compile(rb"^[A-Za-z0-9._:@+=/-]{1,128}$")
+ACCESS = logging.getLogger("opspec.access")
+
+
+class RouteTable:
+    """The app's documented routes by path, read from its OpenAPI document once, on first use: the
+    path's template (for metric labels: never the raw path, whose values are unbounded) and the media
+    types each POST body may have (those its requestBody declares; FastAPI declares JSON for a model)."""
+
+    def __init__(self, app: FastAPI):
+        self.app = app
+        self._exact: dict[str, tuple[str, dict[str, frozenset[str]]]] | None = None
+        self._patterns: list[tuple[re.Pattern[str], str, dict[str, frozenset[str]]]] = []
+
+    def _build(self) -> dict[str, tuple[str, dict[str, frozenset[str]]]]:
+        exact = {}
+        for template, operations in self.app.openapi()["paths"].items():
+            media = {
+                method.upper(): frozenset(k.lower() for k in (op.get("requestBody") or {}).get("content", {}))
+                or frozenset({JSON})
+                for method, op in operations.items()
+            }
+            if "{" in template:
+                pattern = re.compile("^" + re.sub(r"\\{[^}]+\\}", "[^/]+", re.escape(template)) + "$")
+                self._patterns.append((pattern, template, media))
+            else:
+                exact[template] = (template, media)
+        return exact
+
+    def find(self, path: str) -> tuple[str, dict[str, frozenset[str]]] | None:
+        if self._exact is None:
+            self._exact = self._build()
+        found = self._exact.get(path)
+        if found is None:
+            found = next(((t, m) for p, t, m in self._patterns if p.match(path)), None)
+        return found
+
+
+def accepts(allowed: frozenset[str], content_type: bytes | None) -> bool:
+    if content_type is None:
+        return False
+    media = content_type.split(b";", 1)[0].strip().lower().decode("latin-1")
+    if media in allowed:
+        return True
+    if JSON in allowed and media.startswith("application/") and media.endswith("+json"):
+        return True
+    # a declared "type/*" takes any subtype (multipart/*)
+    return any(a.endswith("/*") and media.startswith(a[:-1]) for a in allowed)
+
+
+class MediaGate:
+    """415 for a POST whose Content-Type its route does not read (inside CORS, so a page elsewhere sees
+    the 415 and not a CORS failure)."""
+
+    def __init__(self, app: ASGIApp, routes: RouteTable):
+        self.app = app
+        self.routes = routes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["method"] == "POST":
+            found = self.routes.find(scope["path"])
+            allowed = None if found is None else found[1].get("POST")
+            content_type = dict(scope["headers"]).get(b"content-type")
+            if allowed is not None and not accepts(allowed, content_type):
+                shown = "none" if content_type is None else repr(clip(content_type.decode("latin-1"), 100))
+                detail = (
+                    f"Content-Type {shown} is not read here; {scope['path']} takes "
+                    f"{', '.join(sorted(allowed))}" + (" (or a +json type)" if JSON in allowed else "")
+                )
+                body = problems.encoded("unsupported-media-type", detail, problems.request_id(scope))
+                await answer(send, 415, body, ((b"accept-post", ", ".join(sorted(allowed)).encode()),))
+                return
+        await self.app(scope, receive, send)
+
+
+class Gate:
+    """Request id, access log and request metrics, around everything else."""
+
+    def __init__(self, app: ASGIApp, routes: RouteTable):
+        self.app = app
+        self.routes = routes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        headers = dict(scope["headers"])
+        given = headers.get(b"x-request-id")
+        rid = given.decode("ascii") if given is not None and SANE_ID.match(given) else uuid.uuid4().hex
+        scope.setdefault("state", {})["request_id"] = rid
+        rid_header = (b"x-request-id", rid.encode("ascii"))
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message["headers"] = [*message.get("headers", ()), rid_header]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            found = self.routes.find(scope["path"])
+            route = scope.get("route")  # an undocumented route (/metrics, /docs): its own path
+            template = found[0] if found else getattr(route, "path", None) or "unmatched"
+            elapsed = time.perf_counter() - start
+            metrics.REQUESTS.labels(scope["method"], template, str(status)).inc()
+            metrics.LATENCY.labels(scope["method"], template).observe(elapsed)
+            if ACCESS.isEnabledFor(logging.INFO):
+                ACCESS.info(
+                    json.dumps(
+                        {
+                            "request_id": rid,
+                            "method": scope["method"],
+                            "route": template,
+                            "path": clip(scope["path"], 200),
+                            "status": status,
+                            "duration_ms": round(elapsed * 1000, 3),
+                        }
+                    )
+                )
+
+
+def configure_access_log(enabled: bool) -> None:
+    """One JSON object per line on stderr, nothing else around it (log shippers parse each line)."""
+    ACCESS.propagate = False
+    ACCESS.setLevel(logging.INFO if enabled else logging.WARNING)
+    if enabled and not ACCESS.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        ACCESS.addHandler(handler)

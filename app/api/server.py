@@ -1,0 +1,64 @@
+"""Running the app under uvicorn with the time limits from Settings.
+
+uvicorn closes an idle keep-alive connection (timeout_keep_alive) but has no limit on how long a
+client may take to send its headers: a connection that sends a few bytes and stops is held for ever.
+HeaderTimeout closes it after header_timeout seconds. The body's own limit (body_timeout) is the
+app's BodyLimit, so it holds under any server.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import uvicorn
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from app.core.config import Settings, get_settings
+
+
+class HeaderTimeout(H11Protocol):
+    """From the connection's start, and from the end of each answer, the next request's headers must
+    arrive within Settings.header_timeout seconds.
+
+    A module-level class reading the settings itself, not one made per call: with --workers, uvicorn
+    pickles its config into each worker process, and a class made inside a function cannot be pickled.
+    """
+
+    _header_timer: asyncio.TimerHandle | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+        super().connection_lost(exc)
+
+    def _arm(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+        self._header_timer = self.loop.call_later(get_settings().header_timeout, self._expire, self.cycle)
+
+    def _expire(self, cycle_then: Any) -> None:
+        # A new cycle means the headers of a new request arrived in time: leave it to finish.
+        if self.cycle is cycle_then and not self.transport.is_closing():
+            self.transport.close()
+
+
+def run(settings: Settings, host: str, port: int, workers: int = 1) -> None:
+    uvicorn.run(
+        "app.main:app",
+        host=host,
+        port=port,
+        workers=workers,
+        http=HeaderTimeout,
+        timeout_keep_alive=settings.keepalive_timeout,
+        access_log=False,  # the app writes its own, as JSON with the request id
+        log_level="info",
+    )

@@ -1,0 +1,127 @@
+"""Comparing an implementation's output with the spec's, exactly, and what ops declare to explain it.
+
+These ops select one of their inputs' values, so the comparison is on the bits: -0 against +0 is a
+difference, while two NaNs are equal whatever their payloads (no spec fixes a NaN's payload). Big
+tensors are compared in chunks, so a comparison never holds more than a chunk's worth of temporaries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+CHUNK = 1 << 16  # elements compared at once
+FIRST = 20  # mismatches listed one by one, in row-major order
+
+
+@dataclass(frozen=True)
+class MismatchClass:
+    id: str
+    description: str  # one line, for GET /v1/ops/{kind}
+
+
+FLOAT_CLASSES = (
+    MismatchClass("nan_dropped", "A number where NaN is due: a NaN among the operands was skipped or lost."),
+    MismatchClass("nan_invented", "NaN where a number is due."),
+    MismatchClass("signed_zero", "-0 where +0 is due, or +0 where -0 is due (-0 < +0 in these specs)."),
+)
+VALUE = MismatchClass("value", "Any other wrong value.")
+
+
+@dataclass(frozen=True)
+class Case:
+    """What a classifier may look at: the descriptor, its inputs, the spec's outputs and the given ones."""
+
+    descriptor: Any
+    inputs: Sequence[np.ndarray]
+    expected: Sequence[np.ndarray]
+    given: Sequence[np.ndarray]
+
+
+@dataclass(frozen=True)
+class Modelled:
+    """A modelled implementation's answer on one case, and where on these inputs it departs from the spec."""
+
+    outputs: list[np.ndarray]
+    departures: str  # e.g. "NaN ignored in segments 3, 7"
+
+
+@dataclass(frozen=True)
+class Implementation:
+    """A real implementation's documented departure from the spec, as an alternative kernel."""
+
+    name: str  # "OpenVINO 2026.4 CPU"
+    evidence: str  # where the behaviour is recorded
+    run: Callable[
+        [Any, Sequence[np.ndarray], Sequence[np.ndarray]], Modelled | None
+    ]  # None: not modelled here
+
+
+# (case, output index, flat positions, expected values, given values) -> a class id per position, or ""
+Classify = Callable[[Case, int, np.ndarray, np.ndarray, np.ndarray], np.ndarray]
+# (case, output index, flat position, expected value, given value, class id) -> one sentence, or None
+Explain = Callable[[Case, int, int, Any, Any, str], str | None]
+
+
+def _bits(a: np.ndarray) -> np.ndarray:
+    return a.view(np.uint8 if a.dtype == np.bool_ else f"u{a.itemsize}")
+
+
+def equal_bits(a: np.ndarray, b: np.ndarray, is_float: bool) -> np.ndarray:
+    """Elementwise: the same bits, or both NaN (arrays of one dtype, broadcast together)."""
+    same = _bits(np.ascontiguousarray(a)) == _bits(np.ascontiguousarray(b))
+    if is_float and not same.all():
+        same |= np.isnan(a) & np.isnan(b)  # ml_dtypes gives bf16 its own isnan
+    return same
+
+
+def mismatch_chunks(
+    expected: np.ndarray, given: np.ndarray, is_float: bool, chunk: int = CHUNK
+) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """(flat positions, expected values, given values) of the mismatches, chunk by chunk, in row-major order."""
+    want = np.ascontiguousarray(expected).reshape(-1)  # no copy: kernels and payloads give contiguous arrays
+    got = np.ascontiguousarray(given).reshape(-1)
+    for start in range(0, want.size, chunk):
+        w, g = want[start : start + chunk], got[start : start + chunk]
+        where = np.flatnonzero(~equal_bits(w, g, is_float))
+        if where.size:
+            yield start + where, w[where], g[where]
+
+
+def identical(expected: np.ndarray, given: np.ndarray, is_float: bool) -> bool:
+    return expected.shape == given.shape and next(mismatch_chunks(expected, given, is_float), None) is None
+
+
+def float_classes(expected: np.ndarray, given: np.ndarray) -> np.ndarray:
+    """The op-independent class of each float mismatch, "" where none applies."""
+    want, got = expected, given
+    classes = np.full(want.shape, "", dtype=object)
+    want_nan, got_nan = np.isnan(want), np.isnan(got)
+    classes[want_nan & ~got_nan] = "nan_dropped"
+    classes[~want_nan & got_nan] = "nan_invented"
+    classes[(want == 0) & (got == 0)] = "signed_zero"
+    return classes
+
+
+def listing(noun: str, values: Sequence[Any], most: int = 8) -> str:
+    """'segment 3', 'segments 3, 7' or 'segments 1, 2, ..., 8 and 12 more': what a departure touches."""
+    shown = ", ".join(str(v) for v in values[:most])
+    more = f" and {len(values) - most} more" if len(values) > most else ""
+    return f"{noun}{'s' if len(values) > 1 else ''} {shown}{more}"
+
+
+def index_text(position: int, shape: tuple[int, ...]) -> str:
+    return str([int(i) for i in np.unravel_index(position, shape)]) if shape else "[]"
+
+
+def differing_positions(expected: np.ndarray, other: np.ndarray, is_float: bool, most: int = 8) -> str:
+    """Where two answers of one shape differ, as text: '[0, 1], [1, 2] and 3 more'."""
+    shown: list[str] = []
+    total = 0
+    for at, _, _ in mismatch_chunks(expected, other, is_float):
+        total += at.size
+        shown.extend(index_text(int(p), expected.shape) for p in at[: most - len(shown)])
+    return ", ".join(shown) + (f" and {total - len(shown)} more" if total > len(shown) else "")

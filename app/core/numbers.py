@@ -1,0 +1,96 @@
+"""Bounded text for values a client chose: integers of any size, long strings, floats without NumPy's repr.
+
+A message that echoes a request value must stay short whatever the value: Python refuses to print an
+int of more than 4,300 digits (and a 2,000-digit dim product would be a 2 KB message anyway), and a
+5 MB string echoed twice makes a 10 MB answer.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, StrictInt
+
+INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
+INT64_RANGE = "[-9223372036854775808, 9223372036854775807]"
+ECHO_CHARS = 200  # how much of a client's string a message repeats
+
+
+def format_int(value: int) -> str:
+    """An integer as text: in full up to 30 digits, else by its order of magnitude."""
+    if -(10**30) < value < 10**30:
+        return str(value)
+    digits = math.floor(value.bit_length() * math.log10(2)) + 1  # exact to within one digit
+    return f"{'-' if value < 0 else ''}<an integer of about {digits:,} digits>"
+
+
+def format_count(value: int) -> str:
+    """A count or size with thousands separators, by order of magnitude past 30 digits."""
+    return f"{value:,}" if -(10**30) < value < 10**30 else format_int(value)
+
+
+def clip(text: str, most: int = ECHO_CHARS) -> str:
+    """At most `most` characters of `text`, with "..." where the rest was cut."""
+    return text if len(text) <= most else text[: most - 3] + "..."
+
+
+def show(value: Any) -> str:
+    """A request value for a message: short, and as the client wrote it (repr for strings)."""
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, int):
+        return format_int(int(value))
+    if isinstance(value, float):
+        return repr(float(value))  # float(): never NumPy's np.float64(...) repr
+    if isinstance(value, str):
+        return clip(repr(value))
+    if isinstance(value, list | tuple):
+        shown, size = [], 2
+        for item in value:
+            text = show(item)
+            size += len(text) + 2
+            if size > ECHO_CHARS:
+                shown.append(f"... ({len(value):,} in all)")
+                break
+            shown.append(text)
+        return "[" + ", ".join(shown) + "]"
+    return clip(repr(value))
+
+
+def in_int64(value: int) -> int:
+    if not INT64_MIN <= value <= INT64_MAX:
+        raise ValueError(f"{format_int(value)} is outside the int64 range {INT64_RANGE}")
+    return value
+
+
+Int64 = Annotated[StrictInt, AfterValidator(in_int64)]
+"""A strict integer that a real implementation can hold: int64."""
+
+F64_RANGE = "[-1.7976931348623157e+308, 1.7976931348623157e+308]"
+NOT_FINITE = (
+    f"is not a finite number: a JSON number beyond the f64 range {F64_RANGE} (such as 1e400), or a "
+    "non-standard NaN/Infinity literal, which opspec refuses"
+)
+
+
+def finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise ValueError(f"{value!r} {NOT_FINITE}")
+    return value
+
+
+def bounded(value: Any) -> Any:
+    """Each number of a number or a list of them: ints in int64, floats finite."""
+    for item in value if isinstance(value, list) else [value]:
+        if isinstance(item, float):
+            finite(item)
+        elif isinstance(item, int):
+            in_int64(item)
+    return value
+
+
+Number = Annotated[int | float, AfterValidator(bounded)]
+"""An int64 or a finite float: what JSON can spell (1e400 parses as inf; NaN is not JSON)."""
+Numbers = Annotated[int | float | list[int | float], AfterValidator(bounded)]
+Int64s = Annotated[int | list[int], AfterValidator(bounded)]

@@ -1,0 +1,76 @@
+"""Which reader reads a file: a plain table, by extension and, where formats share one, by content.
+
+To add a format, write its module (a `read(source) -> FileReport`) and add a row above the
+descriptor row, which comes last because it takes any JSON the rows above did not claim. A reader whose
+library is slow to import (onnx) goes in as lazy("module:function"), so a run that never meets its
+files never imports it.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from app.formats import descriptors
+from app.formats.source import Source, unreadable
+from app.report.model import FileReport
+
+
+@dataclass(frozen=True, slots=True)
+class Reader:
+    format: str
+    suffixes: tuple[str, ...]  # lower case, with the dot
+    read: Callable[[Source], FileReport]
+    sniff: Callable[[bytes], bool] | None = None  # does this content belong to the format? None: all
+
+
+def lazy(target: str) -> Callable[..., Any]:
+    """The function `target` ("package.module:name") names, imported at its first call."""
+    module, _, name = target.partition(":")
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return getattr(importlib.import_module(module), name)(*args, **kwargs)
+
+    call.__qualname__ = call.__name__ = target
+    return call
+
+
+READERS: list[Reader] = [
+    Reader(descriptors.FORMAT, (".json",), descriptors.read),
+]
+
+SUFFIXES = frozenset(suffix for reader in READERS for suffix in reader.suffixes)
+SNIFF_BYTES = 4096  # how much of a file a sniff sees
+
+
+def reader_for(name: str, head: bytes) -> Reader:
+    """The first row whose extension and sniff both match; for a file of another extension (or stdin),
+    the first row whose sniff claims the content, else the last row."""
+    suffix = os.path.splitext(name)[1].lower() if name != "-" else ""
+    for reader in READERS:
+        if suffix in reader.suffixes and (reader.sniff is None or reader.sniff(head)):
+            return reader
+    for reader in READERS:
+        if reader.sniff is not None and reader.sniff(head):
+            return reader
+    return READERS[-1]
+
+
+def read_source(source: Source) -> FileReport:
+    if source.error is not None:
+        return unreadable(FileReport(source.name, ""), source.error)
+    return reader_for(source.name, source.data[:SNIFF_BYTES]).read(source)
+
+
+def walk(root: Path) -> Iterator[Path]:
+    """Files under `root` that some reader reads, in a stable order; hidden folders (.git, .venv) are
+    skipped, as are folders named node_modules."""
+    for folder, subfolders, files in os.walk(root):
+        subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d != "node_modules")
+        for name in sorted(files):
+            if os.path.splitext(name)[1].lower() in SUFFIXES:
+                yield Path(folder, name)

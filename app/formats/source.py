@@ -1,0 +1,41 @@
+"""A file handed to a reader: its name as the user gave it, its bytes, and where it lives on disk."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from app.report.model import FileReport, Finding, RuleInfo
+
+READ_RULE = RuleInfo(
+    "opspec.read", "The file can be read, as UTF-8 text where the format is text.", "opspec check (README)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    name: str  # as the user named it; "-" for stdin
+    data: bytes
+    path: Path | None = None  # None for stdin; a reader may open files beside it (OpenVINO's .bin)
+    error: str | None = None  # why the bytes could not be read; data is then empty
+
+
+def load(name: str, path: Path, max_bytes: int) -> Source:
+    """Read a file whole, refusing one larger than `max_bytes` before reading it."""
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            return Source(
+                name, b"", path, f"{size:,} bytes, above the limit of {max_bytes:,} (max_body_bytes)"
+            )
+        return Source(name, path.read_bytes(), path)
+    except OSError as exc:
+        return Source(name, b"", path, exc.strerror or str(exc))
+
+
+def unreadable(report: FileReport, why: str) -> FileReport:
+    report.rules[READ_RULE.id] = READ_RULE
+    report.findings.append(
+        Finding("error", READ_RULE.id, f"cannot read the file: {why}", spec=READ_RULE.spec)
+    )
+    return report
