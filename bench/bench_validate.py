@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -130,7 +131,9 @@ def free_port() -> int:
 @contextlib.contextmanager
 def start_server(port: int) -> Iterator[str]:
     """The bench server in a process of its own, answering healthz; yields its base URL."""
-    server = subprocess.Popen([sys.executable, __file__, "--serve", str(port)])
+    # No access log: a JSON line per request on the bench's stderr would drown its figures.
+    env = {**os.environ, "OPSPEC_ACCESS_LOG": "false"}
+    server = subprocess.Popen([sys.executable, __file__, "--serve", str(port)], env=env)
     try:
         base = f"http://127.0.0.1:{port}"
         with httpx.Client(base_url=base, timeout=10) as client:
