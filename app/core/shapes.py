@@ -10,6 +10,7 @@ import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from app.core.numbers import INT64_MAX, INT64_RANGE, format_int, show
 
@@ -172,8 +173,7 @@ class Broadcast:
     assumptions: list[BroadcastAssumption] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(NamedTuple):  # a tuple, not a frozen dataclass: built per input per dim, its __init__ showed
     input: int
     axis: int
     size: Dim
