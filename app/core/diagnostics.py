@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warning", "info"]  # info: what a reader translated or assumed
 
 
 @dataclass(frozen=True)
