@@ -1,3 +1,3 @@
-from app.api.routes import check, ops
+from app.api.routes import check, graphs, ops
 
-V1_ROUTERS = (check.router, ops.router)  # check first: its routes are the hot ones
+V1_ROUTERS = (check.router, ops.router, graphs.router)  # check first: its routes are the hot ones

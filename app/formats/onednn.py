@@ -32,9 +32,10 @@ KINDS = {"ReduceMax": "ReduceMax"}
 
 
 def sniff(head: bytes) -> bool:
-    """A JSON object whose first keys include oneDNN's: `"graph"` with `"engine_kind"` or `"version"`."""
-    text = head.lstrip()[:4096]
-    return text.startswith(b"{") and b'"graph"' in text and (b'"engine_kind"' in text or b'"version"' in text)
+    """A JSON object with a `"graph"` key near its start (benchdnn and the dumps write it after version,
+    engine_kind and fpmath_mode)."""
+    text = head.lstrip().removeprefix(b"\xef\xbb\xbf").lstrip()[:4096]
+    return text.startswith(b"{") and b'"graph"' in text
 
 
 class _Positions(Mapping[str, tuple[int, int]]):

@@ -11,7 +11,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from app.formats import descriptors
+from app.formats import descriptors, graphs, onednn, onnx, openvino
 from app.formats.source import Source, unreadable
 from app.report.model import FileReport
 
@@ -25,6 +25,9 @@ class Reader:
 
 
 READERS: list[Reader] = [
+    Reader("onnx", (".onnx",), graphs.read_onnx, onnx.sniff),
+    Reader("openvino", (".xml",), graphs.read_openvino, openvino.sniff),  # net.bin beside it is read too
+    Reader("onednn", (".json",), graphs.read_onednn, onednn.sniff),
     Reader(descriptors.FORMAT, (".json",), descriptors.read),
 ]
 
