@@ -254,7 +254,7 @@ def _reduce_max(opset: int, attrs: dict[str, onnx.AttributeProto]):
             if inputs[1].data is not None:
                 axes = [int(a) for a in inputs[1].data.reshape(-1)]
                 paths["attrs.axes"] = f"{node.path}.input[1]"
-                source = "the constant axes input"
+                source = "the constant axes input" if axes else "an empty constant axes input"
             else:
                 axes_input = inputs[1]
                 source = "the axes input"
