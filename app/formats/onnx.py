@@ -57,9 +57,17 @@ def parse(data: bytes, settings: Settings) -> Graph:
     return _Reader(graph, opset, settings).graph()
 
 
+def _text(value: str | bytes) -> str:
+    """A protobuf string as valid text: ONNX's proto2 strings are not checked for UTF-8, and a name with
+    a stray byte must not break the answer."""
+    if isinstance(value, bytes):  # how protobuf hands over a proto2 string that is not UTF-8
+        return value.decode("utf-8", "replace")
+    return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
 def _refuse_external(tensor: onnx.TensorProto, where: str) -> None:
     if tensor.data_location == onnx.TensorProto.EXTERNAL:
-        location = next((e.value for e in tensor.external_data if e.key == "location"), "?")
+        location = _text(next((e.value for e in tensor.external_data if e.key == "location"), "?"))
         raise Malformed(
             f"{where} keeps its data in the external file {location!r}; external data is refused (never read "
             "from disk): save the model with its tensors inside",
@@ -115,8 +123,8 @@ class _Reader:
                     shape.append(None)
                 else:
                     shape.append(dim.dim_value)
-            elif which == "dim_param" and SYMBOL.match(dim.dim_param):
-                shape.append(dim.dim_param)
+            elif which == "dim_param" and SYMBOL.match(symbol := _text(dim.dim_param)):
+                shape.append(symbol)
             else:
                 shape.append(None)  # unnamed, or a name such as "batch size" that is not a symbol
         return Value(_dtype(tensor.elem_type), tuple(shape))
@@ -146,23 +154,25 @@ class _Reader:
             (g.output, "graph.output"),
         ):
             for index, info in enumerate(group):
-                declared[info.name] = self.value(info, f"{where}[{index}]")
-        inputs = {info.name: declared[info.name] for info in g.input}
+                declared[_text(info.name)] = self.value(info, f"{where}[{index}]")
+        inputs = {_text(info.name): declared[_text(info.name)] for info in g.input}
         for index, init in enumerate(g.initializer):
-            inputs[init.name] = self.tensor(init, f"graph.initializer[{index}]")
+            inputs[_text(init.name)] = self.tensor(init, f"graph.initializer[{index}]")
         nodes = [self.node(index, node, declared) for index, node in enumerate(g.node)]
         return Graph(FORMAT, "onnxruntime", nodes, inputs, self.problems)
 
     def node(self, index: int, proto: onnx.NodeProto, declared: dict[str, Value]) -> Node:
-        path = f"node[{proto.name or f'#{index}'}]"
+        name = _text(proto.name)
+        path = f"node[{name or f'#{index}'}]"
+        op_type = _text(proto.op_type)
         node = Node(
             id=str(index),
-            name=proto.name,
-            kind=proto.op_type if proto.domain in DEFAULT_DOMAINS else f"{proto.domain}.{proto.op_type}",
+            name=name,
+            kind=op_type if proto.domain in DEFAULT_DOMAINS else f"{_text(proto.domain)}.{op_type}",
             path=path,
-            inputs=[name or None for name in proto.input],
-            outputs=[name or f"{path}.output[{k}]" for k, name in enumerate(proto.output)],
-            declared_outputs=[declared.get(name) for name in proto.output],
+            inputs=[_text(name) or None for name in proto.input],
+            outputs=[_text(name) or f"{path}.output[{k}]" for k, name in enumerate(proto.output)],
+            declared_outputs=[declared.get(_text(name)) for name in proto.output],
             input_paths=[f"{path}.input[{k}]" for k in range(len(proto.input))],
         )
         attrs = {a.name: a for a in proto.attribute}

@@ -166,14 +166,17 @@ async def _file(request: Request) -> tuple[bytes, bytes | None, str | None]:
             form = await request.form(max_files=2, max_fields=0)
         except HTTPException as exc:  # Starlette's answer to a broken multipart body
             raise Malformed(f"the multipart body does not parse: {exc.detail}", "body") from None
-        model, weights = form.get("model"), form.get("weights")
-        if model is None or isinstance(model, str):
-            raise Malformed(
-                "a multipart body needs a file part `model` (the IR XML); `weights` is optional", "model"
-            )
-        data = await model.read()
-        blob = await weights.read() if weights is not None and not isinstance(weights, str) else None
-        return data, blob, "openvino"
+        try:
+            model, weights = form.get("model"), form.get("weights")
+            if model is None or isinstance(model, str):
+                raise Malformed(
+                    "a multipart body needs a file part `model` (the IR XML); `weights` is optional", "model"
+                )
+            data = await model.read()
+            blob = await weights.read() if weights is not None and not isinstance(weights, str) else None
+            return data, blob, "openvino"
+        finally:
+            await form.close()  # the parts are spooled to temporary files
     return await request.body(), None, None
 
 
