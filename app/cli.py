@@ -1,102 +1,111 @@
 """The `opspec` command: `serve` runs the HTTP API, `check` validates descriptor files for CI.
 
-A thin layer over the library (as httpx's _main.py is over httpx), with exit codes CI can trust:
-0 every descriptor is valid, 1 some descriptor breaks a rule, 2 a file is not a descriptor at all.
+A thin layer over the readers and the report writers (as httpx's _main.py is over httpx), with exit
+codes CI can trust: 0 every descriptor is valid, 1 some descriptor breaks a rule, 2 some input could
+not be read or is not a descriptor at all.
 """
 
 from __future__ import annotations
 
 import argparse
-import json
+import functools
 import sys
+from collections.abc import Iterable, Iterator
+from importlib import metadata
 from pathlib import Path
-from typing import Any
 
-from pydantic import ValidationError
-
-from app.core import engine
 from app.core.config import get_settings
-from app.core.payload import LimitExceeded
-from app.core.shapes import format_shape
-from app.ops import BY_NAME, DESCRIPTOR
-from app.parsing import describe_errors
+from app.formats.readers import read_source, walk
+from app.formats.source import Source, load
+from app.report import WRITERS, text
+from app.report.model import EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, RunReport
 
-EXIT_VALID, EXIT_INVALID, EXIT_MALFORMED = 0, 1, 2
+__all__ = ["EXIT_INVALID", "EXIT_MALFORMED", "EXIT_VALID", "build_parser", "main"]
+
+FORMATS = ("text", "json", "junit", "sarif", "github")
+PROGRESS_MIN_FILES = 200  # fewer files finish before a bar would tell anyone anything
+
+CHECK_HELP = """\
+Each file holds one descriptor, a list of them, or {"ops": [...]}; a directory is searched
+recursively for *.json (hidden folders and node_modules skipped); - reads standard input.
+
+exit codes:
+  0  every descriptor is valid (warnings allowed, unless --strict)
+  1  some descriptor breaks a rule (or, with --strict, has a warning)
+  2  some input could not be read, is not JSON, or is not a descriptor (the worst case wins)
+
+formats:
+  text    file:line:column: severity rule: message, then a summary line
+  json    one document: every file and descriptor, verdicts, outputs, findings, summary
+  junit   JUnit XML, a testcase per descriptor (GitLab, Jenkins)
+  sarif   SARIF 2.1.0 for GitHub code scanning
+  github  GitHub Actions annotations (::error file=...,line=...,col=...::...)
+"""
 
 
-def _descriptors(document: Any) -> list[Any]:
-    """A file holds one descriptor, a list of them, or a batch body {"ops": [...]}."""
-    if isinstance(document, dict) and "ops" in document and "kind" not in document:
-        return list(document["ops"]) if isinstance(document["ops"], list) else [document["ops"]]
-    return document if isinstance(document, list) else [document]
+def version() -> str:
+    try:
+        return metadata.version("opspec")
+    except metadata.PackageNotFoundError:  # run from a source tree that was never installed
+        return "0+unknown"
 
 
-def check_document(name: str, document: Any, out: Any, *, as_json: bool) -> int:
-    settings = get_settings()
-    worst = EXIT_VALID
-    results = []
-    for index, raw in enumerate(_descriptors(document)):
-        where = f"{name}[{index}]"
-        try:
-            descriptor = DESCRIPTOR.validate_python(raw)
-            verdict, _ = engine.check(BY_NAME[descriptor.kind], descriptor, settings)
-        except ValidationError as exc:
-            worst = EXIT_MALFORMED
-            errors = describe_errors(exc.errors())
-            results.append({"where": where, "malformed": errors})
-            if not as_json:
-                for error in errors:
-                    print(f"{where}: malformed: {error['path']}: {error['message']}", file=out)
+def _paths(names: Iterable[str]) -> list[tuple[str, Path | None]]:
+    """Each input as (name to report, path), directories expanded; stdin is ("-", None)."""
+    found: list[tuple[str, Path | None]] = []
+    for name in names:
+        path = Path(name)
+        if name == "-":
+            found.append((name, None))
+        elif path.is_dir():
+            found.extend((str(file), file) for file in walk(path))
+        else:
+            found.append((name, path))
+    return found
+
+
+def _sources(paths: list[tuple[str, Path | None]], max_bytes: int) -> Iterator[Source]:
+    for name, path in paths:
+        if path is not None:
+            yield load(name, path, max_bytes)
             continue
-        except LimitExceeded as exc:
-            worst = EXIT_MALFORMED
-            results.append({"where": where, "malformed": [{"path": exc.path, "message": exc.message}]})
-            if not as_json:
-                print(f"{where}: refused: {exc.message}", file=out)
-            continue
-        if not verdict.valid:
-            worst = max(worst, EXIT_INVALID)
-        outputs = [
-            {
-                "dtype": o.dtype,
-                "shape": None if o.shape is None else [-1 if d is None else d for d in o.shape],
-            }
-            for o in verdict.outputs or []
-        ]
-        results.append(
-            {
-                "where": where,
-                "kind": verdict.kind,
-                "valid": verdict.valid,
-                "outputs": outputs if verdict.outputs is not None else None,
-                "diagnostics": [d.model_dump() for d in verdict.diagnostics],
-            }
-        )
-        if not as_json:
-            shapes = (
-                ", ".join(f"{o.dtype}{format_shape(o.shape)}" for o in verdict.outputs or []) or "unknown"
-            )
-            print(f"{where}: {verdict.kind}: {'valid' if verdict.valid else 'INVALID'} -> {shapes}", file=out)
-            for d in verdict.diagnostics:
-                print(f"  {d.severity} {d.rule} at {d.path}: {d.message}", file=out)
-    if as_json:
-        json.dump(results, out, indent=2)
-        out.write("\n")
-    return worst
+        data = sys.stdin.buffer.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            yield Source(name, b"", None, f"more than {max_bytes:,} bytes (max_body_bytes)")
+        else:
+            yield Source(name, data)
+
+
+def _progress(items: Iterator, total: int) -> Iterator:
+    """A bar on stderr for a long run at a terminal; CI logs and pipes get nothing."""
+    if total < PROGRESS_MIN_FILES or not sys.stderr.isatty():
+        return items
+    from tqdm import tqdm
+
+    return iter(tqdm(items, total=total, unit="file", file=sys.stderr, leave=False))
+
+
+def run_check(names: Iterable[str], *, strict: bool = False) -> RunReport:
+    report = RunReport(version=version(), strict=strict)
+    paths = _paths(names)
+    for source in _progress(_sources(paths, get_settings().max_body_bytes), len(paths)):
+        report.add(read_source(source))
+    return report
 
 
 def _check(args: argparse.Namespace) -> int:
-    worst = EXIT_VALID
-    for name in args.files:
-        try:
-            text = sys.stdin.read() if name == "-" else Path(name).read_text()
-            document = json.loads(text)
-        except (OSError, json.JSONDecodeError, RecursionError) as exc:
-            print(f"{name}: cannot read a JSON descriptor: {exc}", file=sys.stderr)
-            worst = EXIT_MALFORMED
-            continue
-        worst = max(worst, check_document(name, document, sys.stdout, as_json=args.json))
-    return worst
+    report = run_check(args.files, strict=args.strict)
+    writer = WRITERS[args.format]
+    if args.format == "text":
+        writer = functools.partial(text.write, verbose=args.verbose)
+    if args.output is None:
+        writer(report, sys.stdout)
+    else:
+        with open(args.output, "w", encoding="utf-8") as out:
+            writer(report, out)
+    if args.format != "text":  # the log still says how the run went
+        print(text.summary_line(report.summary(), report.unit_noun), file=sys.stderr)
+    return report.exit_code()
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -116,6 +125,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="opspec", description="Check tensor-op descriptors against their specs."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="run the HTTP API (and the shape calculator page)")
     serve.add_argument("--host", help="address to bind (default from OPSPEC_HOST, else 127.0.0.1)")
@@ -123,12 +133,19 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(run=_serve)
     check = commands.add_parser(
         "check",
-        help="validate descriptor files; exit 0 all valid, 1 some invalid, 2 some not a descriptor",
+        help="validate descriptor files; exit 0 all valid, 1 some invalid, 2 some unreadable",
+        description="Validate descriptor files and report every finding with its line and column.",
+        epilog=CHECK_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    check.add_argument("files", nargs="+", help="files, directories, or - for standard input")
+    check.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
+    check.add_argument("--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS)
+    check.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE, not stdout")
+    check.add_argument("--strict", action="store_true", help="warnings fail the run too (exit 1)")
     check.add_argument(
-        "files", nargs="+", help="JSON files: a descriptor, a list, or {'ops': [...]}; - for stdin"
+        "-v", "--verbose", action="store_true", help="text: a line per descriptor with its outputs"
     )
-    check.add_argument("--json", action="store_true", help="print the verdicts as JSON")
     check.set_defaults(run=_check)
     return parser
 

@@ -1,4 +1,5 @@
-"""`opspec check`: the verdicts CI reads, and exit codes it can trust (0 valid, 1 invalid, 2 malformed)."""
+"""`opspec check`: exit codes CI can trust (0 valid, 1 invalid, 2 unreadable or not a descriptor), every
+finding at its line and column, files, directories and stdin, any format to stdout or --output."""
 
 from __future__ import annotations
 
@@ -6,56 +7,115 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from app.cli import EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, main
 
 GOOD = {"kind": "ReduceMax", "attrs": {"axes": [1]}, "inputs": [{"dtype": "f32", "shape": [2, 3]}]}
 BAD = {"kind": "ReduceMax", "attrs": {"axes": [4]}, "inputs": [{"dtype": "f32", "shape": [2, 3]}]}
+WARNS = {"kind": "ReduceMax", "attrs": {"axes": []}, "inputs": [{"dtype": "f32", "shape": [2, 3]}]}
 
 
 def write(tmp_path, name, document) -> str:
     path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(document if isinstance(document, str) else json.dumps(document))
     return str(path)
 
 
 def test_valid_file_exits_0(tmp_path, capsys) -> None:
     assert main(["check", write(tmp_path, "good.json", GOOD)]) == EXIT_VALID
-    assert "ReduceMax: valid -> f32[2]" in capsys.readouterr().out
+    assert capsys.readouterr().out == "1 file, 1 descriptor: 1 valid, 0 invalid; 0 errors, 0 warnings\n"
 
 
-def test_invalid_descriptor_exits_1_and_names_the_rule(tmp_path, capsys) -> None:
-    assert main(["check", write(tmp_path, "ops.json", {"ops": [GOOD, BAD]})]) == EXIT_INVALID
-    out = capsys.readouterr().out
-    assert "[1]: ReduceMax: INVALID" in out
-    assert (
-        "error ReduceMax.axes.range at attrs.axes[0]: axis 4 is out of range [-2, 1] for src of rank 2" in out
+def test_invalid_descriptor_exits_1_with_the_line_and_column_of_the_value(tmp_path, capsys) -> None:
+    text = '{"ops": [\n  ' + json.dumps(GOOD) + ",\n  " + json.dumps(BAD) + "\n]}"
+    name = write(tmp_path, "ops.json", text)
+    assert main(["check", name]) == EXIT_INVALID
+    first = capsys.readouterr().out.splitlines()[0]
+    assert first == (
+        f"{name}:3:44: error ReduceMax.axes.range: axis 4 is out of range [-2, 1] for src of rank 2"
     )
+    assert text.splitlines()[2][43] == "4"
 
 
 def test_malformed_wins_over_invalid(tmp_path, capsys) -> None:
     files = [write(tmp_path, "bad.json", [BAD]), write(tmp_path, "typo.json", {**GOOD, "attrs": {"axis": 1}})]
     assert main(["check", *files]) == EXIT_MALFORMED
-    assert "malformed: attrs.axis: unknown attribute 'axis' for ReduceMax" in capsys.readouterr().out
+    assert "error ReduceMax.attrs.unknown: unknown attribute 'axis' for ReduceMax" in capsys.readouterr().out
 
 
-def test_unreadable_json_exits_2(tmp_path, capsys) -> None:
-    assert main(["check", write(tmp_path, "broken.json", "{not json")]) == EXIT_MALFORMED
-    assert "cannot read a JSON descriptor" in capsys.readouterr().err
+@pytest.mark.parametrize(
+    ("content", "where", "message"),
+    [
+        ('{"kind": "ReduceMax",\n  "attrs": }', "2:12", "error opspec.json: not JSON: Expecting value"),
+        (b"[\xff]", "1:2", "error opspec.read: not UTF-8 text"),
+        ("[" * 100_000, "1:257", "error opspec.json: not a descriptor: nesting deeper than 256"),
+        ('[{"kind": "Nope"}]', "1:11", "error opspec.descriptor: unknown kind 'Nope'"),
+    ],
+)
+def test_an_unreadable_file_is_a_finding_with_its_place_never_a_traceback(
+    tmp_path, capsys, content, where, message
+) -> None:
+    path = tmp_path / "broken.json"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    assert main(["check", str(path)]) == EXIT_MALFORMED
+    assert capsys.readouterr().out.startswith(f"{path}:{where}: {message}")
 
 
-def test_json_output(tmp_path, capsys) -> None:
-    assert main(["check", "--json", write(tmp_path, "good.json", GOOD)]) == EXIT_VALID
-    [result] = json.loads(capsys.readouterr().out)
-    assert result["valid"] is True and result["outputs"] == [{"dtype": "f32", "shape": [2]}]
+def test_a_missing_file_exits_2(tmp_path, capsys) -> None:
+    assert main(["check", str(tmp_path / "nope.json")]) == EXIT_MALFORMED
+    assert "error opspec.read: cannot read the file: No such file or directory" in capsys.readouterr().out
+
+
+def test_strict_makes_warnings_fail(tmp_path) -> None:
+    name = write(tmp_path, "warns.json", WARNS)
+    assert main(["check", name]) == EXIT_VALID
+    assert main(["check", "--strict", name]) == EXIT_INVALID
+
+
+def test_a_directory_is_searched_recursively_for_json(tmp_path, capsys) -> None:
+    write(tmp_path, "a/good.json", GOOD)
+    write(tmp_path, "a/b/bad.json", BAD)
+    write(tmp_path, "a/notes.txt", "not a descriptor")
+    write(tmp_path, "a/.hidden/broken.json", "{")
+    assert main(["check", "--format", "json", str(tmp_path / "a")]) == EXIT_INVALID
+    document = json.loads(capsys.readouterr().out)
+    assert [f["path"] for f in document["files"]] == [
+        str(tmp_path / "a/good.json"),
+        str(tmp_path / "a/b/bad.json"),
+    ]
+    assert document["summary"]["invalid"] == 1 and document["exit_code"] == EXIT_INVALID
+
+
+def test_output_file_gets_the_report_and_stderr_the_summary(tmp_path, capsys) -> None:
+    report = tmp_path / "out" / "report.sarif"
+    report.parent.mkdir()
+    assert main(["check", write(tmp_path, "bad.json", BAD), "--format", "sarif", "-o", str(report)]) == 1
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.startswith("1 file, 1 descriptor: 0 valid, 1 invalid;")
+    [result] = json.loads(report.read_text())["runs"][0]["results"]
+    assert result["ruleId"] == "ReduceMax.axes.range"
+
+
+def test_version(capsys) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out.startswith("opspec ")
 
 
 def test_console_script_runs_from_stdin() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "app.cli", "check", "-"],
+        [sys.executable, "-m", "app.cli", "check", "--format", "github", "-"],
         input=json.dumps(BAD),
         capture_output=True,
         text=True,
         check=False,
     )
     assert done.returncode == EXIT_INVALID, done.stderr
-    assert "ReduceMax.axes.range" in done.stdout
+    assert done.stdout == (
+        "::error file=stdin,line=1,col=42,title=ReduceMax.axes.range::"
+        "axis 4 is out of range [-2, 1] for src of rank 2\n"
+    )

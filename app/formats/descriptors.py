@@ -156,12 +156,11 @@ def read(source: Source) -> FileReport:
 
 
 def place(report: FileReport, text: str) -> None:
-    """Give every finding and unit its line and column, from one scan of the text."""
-    try:
-        found = jsonpos.positions(text)
-    except (jsonpos.JSONPosError, RecursionError):  # json.loads read it, so the scan should too
-        return
+    """Give every finding and unit its line and column, walking the text only to the paths they name."""
+    wanted = [unit.name for unit in report.units]
+    wanted += [finding.path for unit in report.units for finding in unit.findings]
+    found = jsonpos.find(text, wanted)
     for unit in report.units:
-        unit.line, unit.column = jsonpos.locate(found, unit.name) or (None, None)
+        unit.line, unit.column = found[unit.name]
         for finding in unit.findings:
-            finding.line, finding.column = jsonpos.locate(found, finding.path) or (None, None)
+            finding.line, finding.column = found[finding.path]

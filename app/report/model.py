@@ -94,7 +94,10 @@ class RunReport:
     files: list[FileReport] = field(default_factory=list)
     rules: dict[str, RuleInfo] = field(default_factory=dict)
     tool: str = "opspec"
-    command: str = "check"
+    version: str = ""
+    command: str = "check"  # the run that filled it: check, verify
+    unit_noun: str = "descriptors"  # what its units are, for summaries: descriptors, nodes, cases
+    strict: bool = False  # warnings fail the run too
 
     def add(self, report: FileReport) -> None:
         self.files.append(report)
@@ -136,10 +139,11 @@ class RunReport:
             **counts,
         )
 
-    def exit_code(self, strict: bool = False) -> int:
+    def exit_code(self, strict: bool | None = None) -> int:
         """2 if some input could not be read or is not a descriptor; else 1 if some unit is invalid (or,
         with strict, carries a warning); else 0. The worst case wins."""
         summary = self.summary()
+        strict = self.strict if strict is None else strict
         if summary.unreadable or summary.malformed:
             return EXIT_MALFORMED
         if summary.invalid or (strict and summary.warnings):

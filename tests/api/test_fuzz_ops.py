@@ -11,7 +11,7 @@ OPSPEC_FUZZ_EXAMPLES raises the example count for a longer local hunt (the suite
 from __future__ import annotations
 
 import base64
-import io
+import json
 import math
 import os
 
@@ -19,9 +19,11 @@ import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.cli import check_document
 from app.core.dtypes import DTYPES, INDEX, NUMERIC, canonical_dtype
+from app.formats.readers import read_source
+from app.formats.source import Source
 from app.ops import REGISTRY
+from app.report.model import RunReport
 
 EXAMPLES = int(os.environ.get("OPSPEC_FUZZ_EXAMPLES", "150"))
 FUZZ = settings(
@@ -345,12 +347,13 @@ def check_everywhere(client, body: dict) -> None:
         assert batch.status_code == 200, batch.text
         assert batch.json()["results"] == [verdict, verdict]
 
-    out = io.StringIO()
-    code = check_document("fuzz.json", body, out, as_json=True)
+    run = RunReport()
+    run.add(read_source(Source("fuzz.json", json.dumps(body).encode())))
+    code = run.exit_code()
     if verdict is not None:
-        assert code == (0 if verdict["valid"] else 1), (code, verdict, out.getvalue())
+        assert code == (0 if verdict["valid"] else 1), (code, verdict, run)
     else:
-        assert code == 2, out.getvalue()
+        assert code == 2, run
 
     if verdict is not None and verdict["outputs"] is not None and "outputs" not in body:
         # Declaring exactly the inferred outputs never adds an error.

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.formats.jsonpos import JSONPosError, join, locate, positions
+from app.formats.jsonpos import JSONPosError, find, join, locate, positions
 
 TEXT = """{
   "ops": [
@@ -44,7 +44,7 @@ def test_a_missing_key_points_at_its_nearest_parent() -> None:
         ('{"a" 1}', (1, 6)),
         ("[1 2]", (1, 4)),
         ("[1]\n x", (2, 2)),
-        ('["a\nb"]', (1, 2)),
+        ('["a\nb"]', (1, 4)),
         ("[tru]", (1, 2)),
     ],
 )
@@ -95,3 +95,16 @@ def test_every_value_is_found_and_its_text_starts_there(document, indent) -> Non
         line, column = found[path]
         rest = "\n".join(lines[line - 1 :])[column - 1 :]
         assert json.JSONDecoder().raw_decode(rest)[0] == value
+
+
+@given(documents, st.sampled_from([None, 1, 2]))
+def test_find_agrees_with_the_full_map(document, indent) -> None:
+    text = json.dumps(document, indent=indent, ensure_ascii=False)
+    found = positions(text)
+    wanted = [path for path, _ in _values(document)]
+    wanted += [join(path, "missing") for path in wanted] + [f"{path}[9]" for path in wanted]
+    assert find(text, wanted) == {path: locate(found, path) for path in wanted}
+
+
+def test_find_takes_the_last_of_duplicate_keys_as_json_does() -> None:
+    assert find('{"a": 1, "a": [2]}', ["a", "a[0]"]) == {"a": (1, 15), "a[0]": (1, 16)}

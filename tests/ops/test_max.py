@@ -358,4 +358,4 @@ def test_cli_check(tmp_path, capsys) -> None:
         '{"kind": "Max", "inputs": [{"dtype": "f32", "shape": [2, 4]}, {"dtype": "f32", "shape": [3]}]}'
     )
     assert main(["check", str(path)]) == EXIT_INVALID
-    assert "error RJ at inputs[1].shape[0]" in capsys.readouterr().out
+    assert f"{path}:1:90: error RJ: " in capsys.readouterr().out  # at inputs[1].shape[0]

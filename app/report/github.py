@@ -1,0 +1,32 @@
+"""GitHub Actions workflow commands, so findings show on the pull request's lines.
+
+Escaping follows the Actions toolkit (@actions/core, command.ts): in the message %, CR and LF; in a
+property also ':' and ','.
+"""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from app.report.locations import relative
+from app.report.model import RunReport
+
+COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
+
+
+def escape_data(text: str) -> str:
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def write(report: RunReport, out: TextIO) -> None:
+    for file, _, finding in report.findings():
+        properties = [("file", relative(file.path))]
+        if finding.line is not None:
+            properties += [("line", str(finding.line)), ("col", str(finding.column or 1))]
+        properties.append(("title", finding.rule))
+        joined = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
+        out.write(f"::{COMMANDS[finding.severity]} {joined}::{escape_data(finding.message)}\n")

@@ -1,0 +1,62 @@
+"""One JSON document per run: every file (unreadable ones too), every unit with its verdict, outputs
+and findings with line and column, and the summary."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TextIO
+
+from app.report.model import FileReport, Finding, RunReport, Unit
+
+
+def finding_dict(finding: Finding) -> dict[str, Any]:
+    return {
+        "severity": finding.severity,
+        "rule": finding.rule,
+        "message": finding.message,
+        "path": finding.path,
+        "line": finding.line,
+        "column": finding.column,
+        "spec": finding.spec,
+    }
+
+
+def unit_dict(unit: Unit) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "index": unit.index,
+        "name": unit.name,
+        "kind": unit.kind,
+        "verdict": unit.verdict,
+        "line": unit.line,
+        "column": unit.column,
+        "outputs": unit.outputs,
+        "findings": [finding_dict(f) for f in unit.findings],
+    }
+    if unit.detail:
+        entry["detail"] = unit.detail
+    return entry
+
+
+def file_dict(file: FileReport) -> dict[str, Any]:
+    return {
+        "path": file.path,
+        "format": file.format or None,
+        "readable": not file.unreadable,
+        "findings": [finding_dict(f) for f in file.findings],
+        "units": [unit_dict(u) for u in file.units],
+    }
+
+
+def document(report: RunReport) -> dict[str, Any]:
+    return {
+        "tool": {"name": report.tool, "version": report.version},
+        "command": report.command,
+        "exit_code": report.exit_code(),
+        "summary": report.summary().as_dict(),
+        "files": [file_dict(f) for f in report.files],
+    }
+
+
+def write(report: RunReport, out: TextIO) -> None:
+    # dumps, not dump: one write, not one per token
+    out.write(json.dumps(document(report), indent=2, ensure_ascii=False) + "\n")

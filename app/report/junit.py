@@ -1,0 +1,67 @@
+"""JUnit XML as GitLab and Jenkins read it: a testsuite per file, a testcase per unit (classname the
+file, name its place and kind), a failure for an invalid unit, an error for a malformed one or for a
+file that could not be read."""
+
+from __future__ import annotations
+
+from typing import TextIO
+from xml.etree import ElementTree as ET
+
+from app.report.model import FileReport, Finding, RunReport
+from app.report.text import finding_line
+
+_FAILING = {"invalid": "failure", "malformed": "error"}
+
+
+def _lines(path: str, findings: list[Finding]) -> str:
+    return "".join(finding_line(path, f) for f in findings)
+
+
+def _suite(file: FileReport) -> ET.Element:
+    suite = ET.Element("testsuite", name=file.path)
+    failures = errors = 0
+    cases = []
+    if file.findings:
+        case = ET.Element("testcase", classname=file.path, name="(file)")
+        if file.unreadable:
+            errors += 1
+            first = next(f for f in file.findings if f.severity == "error")
+            ET.SubElement(case, "error", type=first.rule, message=first.message).text = _lines(
+                file.path, file.findings
+            )
+        else:
+            ET.SubElement(case, "system-out").text = _lines(file.path, file.findings)
+        cases.append(case)
+    for unit in file.units:
+        case = ET.Element(
+            "testcase", classname=file.path, name=f"{unit.name or '[0]'} {unit.kind or 'unknown'}"
+        )
+        tag = _FAILING.get(unit.verdict)
+        text = _lines(file.path, unit.findings)
+        if tag is not None:
+            failures += tag == "failure"
+            errors += tag == "error"
+            first = next((f for f in unit.findings if f.severity == "error"), None)
+            element = ET.SubElement(case, tag, type=first.rule if first else unit.verdict)
+            element.set("message", first.message if first else unit.verdict)
+            element.text = text
+        elif text:
+            ET.SubElement(case, "system-out").text = text
+        cases.append(case)
+    suite.set("tests", str(len(cases)))
+    suite.set("failures", str(failures))
+    suite.set("errors", str(errors))
+    suite.extend(cases)
+    return suite
+
+
+def write(report: RunReport, out: TextIO) -> None:
+    root = ET.Element("testsuites", name=f"{report.tool} {report.command}")
+    suites = [_suite(file) for file in report.files]
+    for name in ("tests", "failures", "errors"):
+        root.set(name, str(sum(int(suite.get(name, "0")) for suite in suites)))
+    root.extend(suites)
+    ET.indent(root)
+    out.write('<?xml version="1.0" encoding="UTF-8"?>\n')
+    out.write(ET.tostring(root, encoding="unicode"))
+    out.write("\n")

@@ -1,0 +1,60 @@
+"""SARIF 2.1.0 as GitHub code scanning reads it: the rules the run reports, and a result per finding
+with its file (relative to the working directory), line and column."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, TextIO
+from urllib.parse import quote
+
+from app.report.locations import relative
+from app.report.model import RunReport
+
+SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+INFORMATION_URI = "https://github.com/opspec/opspec"
+LEVELS = {"error": "error", "warning": "warning", "info": "note"}
+
+
+def document(report: RunReport) -> dict[str, Any]:
+    rules = report.reported_rules()
+    index = {rule.id: position for position, rule in enumerate(rules)}
+    results = []
+    for file, _, finding in report.findings():
+        location: dict[str, Any] = {"artifactLocation": {"uri": quote(relative(file.path))}}
+        if finding.line is not None:
+            location["region"] = {"startLine": finding.line, "startColumn": finding.column or 1}
+        result: dict[str, Any] = {
+            "ruleId": finding.rule,
+            "ruleIndex": index[finding.rule],
+            "level": LEVELS[finding.severity],
+            "message": {"text": finding.message},
+            "locations": [{"physicalLocation": location}],
+        }
+        if finding.path:
+            result["properties"] = {"path": finding.path}
+        results.append(result)
+    driver: dict[str, Any] = {
+        "name": report.tool,
+        "version": report.version,
+        "informationUri": INFORMATION_URI,
+        "rules": [
+            {
+                "id": rule.id,
+                "shortDescription": {"text": rule.statement},
+                "help": {"text": rule.spec or rule.statement},
+            }
+            for rule in rules
+        ],
+    }
+    if not driver["version"]:
+        del driver["version"]
+    return {
+        "$schema": SCHEMA,
+        "version": "2.1.0",
+        "runs": [{"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}],
+    }
+
+
+def write(report: RunReport, out: TextIO) -> None:
+    # dumps, not dump: one write, not one per token
+    out.write(json.dumps(document(report), indent=2, ensure_ascii=False) + "\n")

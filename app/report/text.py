@@ -1,0 +1,56 @@
+"""Text for people: one compiler-style line per finding, then a summary line."""
+
+from __future__ import annotations
+
+from typing import TextIO
+
+from app.report.locations import compiler_style
+from app.report.model import Finding, RunReport, Summary, Unit
+
+
+def summary_line(summary: Summary, noun: str = "descriptors") -> str:
+    files = f"{summary.files} file{'s' * (summary.files != 1)}"
+    if summary.unreadable:
+        files += f" ({summary.unreadable} unreadable)"
+    counts = f"{summary.valid} valid, {summary.invalid} invalid"
+    if summary.malformed:
+        counts += f", {summary.malformed} malformed"
+    findings = f"{summary.errors} error{'s' * (summary.errors != 1)}, "
+    findings += f"{summary.warnings} warning{'s' * (summary.warnings != 1)}"
+    if summary.infos:
+        findings += f", {summary.infos} note{'s' * (summary.infos != 1)}"
+    units = f"{summary.units} {noun.removesuffix('s') if summary.units == 1 else noun}"
+    return f"{files}, {units}: {counts}; {findings}"
+
+
+def _outputs(unit: Unit) -> str:
+    if unit.outputs is None:
+        return "unknown"
+    return ", ".join(f"{o['dtype']}{_shape(o['shape'])}" for o in unit.outputs) or "none"
+
+
+def _shape(shape: list[int | str] | None) -> str:
+    if shape is None:
+        return "[...]"  # rank unknown
+    return "[" + ", ".join("?" if dim == -1 else str(dim) for dim in shape) + "]"
+
+
+def finding_line(path: str, finding: Finding) -> str:
+    message = finding.message.replace("\n", "\n    ")  # a message's later lines stay under it
+    return f"{compiler_style(path, finding)}: {finding.severity} {finding.rule}: {message}\n"
+
+
+def write(report: RunReport, out: TextIO, *, verbose: bool = False) -> None:
+    """`verbose` adds a line per unit: where it is, its kind, verdict and outputs."""
+    for file in report.files:
+        name = "<stdin>" if file.path == "-" else file.path
+        for finding in file.findings:
+            out.write(finding_line(file.path, finding))
+        for unit in file.units:
+            if verbose:
+                where = f"{name}:{unit.line}:{unit.column}" if unit.line is not None else name
+                label = f" {unit.name}" if unit.name else ""
+                out.write(f"{where}:{label} {unit.kind or '?'} {unit.verdict} -> {_outputs(unit)}\n")
+            for finding in unit.findings:
+                out.write(finding_line(file.path, finding))
+    out.write(summary_line(report.summary(), report.unit_noun) + "\n")

@@ -1,0 +1,67 @@
+"""One run's report that every writer's snapshot renders: valid, invalid, malformed and unreadable files,
+a warning, a note, and messages and names that need escaping."""
+
+from __future__ import annotations
+
+import json
+
+from app.formats.readers import read_source
+from app.formats.source import Source
+from app.report.model import FileReport, Finding, RuleInfo, RunReport, Unit
+
+RANK3 = {"dtype": "f32", "shape": [2, 3, 4]}
+
+GOOD = [
+    {"kind": "ReduceMax", "attrs": {"axes": [-1], "keep_dims": True}, "inputs": [RANK3]},
+    {"kind": "ReduceMax", "attrs": {"axes": []}, "inputs": [RANK3]},  # valid, with a warning
+]
+BATCH = {
+    "ops": [
+        {"kind": "ReduceMax", "attrs": {"axes": [3]}, "inputs": [RANK3]},
+        {"kind": "ReduceMax", "attrs": {"axis": 1}, "inputs": [RANK3]},
+        {"kind": "Argmax", "attrs": {"axis": 0, "top_k": 1}, "inputs": [{"dtype": "sa8", "shape": [5]}]},
+    ]
+}
+
+
+def report() -> RunReport:
+    run = RunReport(version="9.9.9")
+    sources = [
+        Source("models/good.json", json.dumps(GOOD, indent=2).encode()),
+        Source("models/batch.json", json.dumps(BATCH, indent=1).encode()),
+        Source("models/broken.json", b'{"kind": "ReduceMax",\n  "attrs": {"axes": [1,]}}'),
+        Source("models/gone.json", b"", None, "No such file or directory"),
+    ]
+    for source in sources:
+        run.add(read_source(source))
+    # What a graph reader adds: a note, a warning with characters annotations must escape.
+    note = RuleInfo("onednn.translate", "How a graph node became a descriptor.", "oneDNN Graph JSON")
+    odd = FileReport(
+        "graphs/a,b:c.json",
+        "onednn-json",
+        units=[
+            Unit(
+                0,
+                "graph[0]",
+                "ReduceMax",
+                "valid",
+                [
+                    Finding(
+                        "info",
+                        note.id,
+                        "axes read from attrs.axes.value: 100% of 2,3\nkept",
+                        "graph[0].attrs.axes",
+                        line=4,
+                        column=7,
+                    ),
+                ],
+                outputs=[{"dtype": "f32", "shape": [-1, "N"]}],
+                line=3,
+                column=5,
+                detail={"op_id": 7},
+            )
+        ],
+        rules={note.id: note},
+    )
+    run.add(odd)
+    return run

