@@ -71,12 +71,26 @@ def _rule(rule_id: str, spec: str) -> RuleInfo:
     return RuleInfo(rule_id, rule.statement if rule else rule_id, spec)
 
 
+def _message(message: str, path: str, line: int | None) -> str:
+    """Where the file has no positions (ONNX is binary), the message itself names the node and field,
+    as the writers print a position only as line and column."""
+    return message if line is not None or not path else f"{path}: {message}"
+
+
 def to_report(name: str, result: GraphResult) -> FileReport:
     report = FileReport(name, result.format)
     for finding in result.diagnostics:
         line, column = result.position(finding.path) or (None, None)
         report.findings.append(
-            Finding(finding.severity, finding.rule, finding.message, finding.path, finding.spec, line, column)
+            Finding(
+                finding.severity,
+                finding.rule,
+                _message(finding.message, finding.path, line),
+                finding.path,
+                finding.spec,
+                line,
+                column,
+            )
         )
         report.rules.setdefault(finding.rule, _rule(finding.rule, finding.spec))
     for index, node in enumerate(result.nodes):
@@ -88,7 +102,8 @@ def to_report(name: str, result: GraphResult) -> FileReport:
         unit.detail = {"id": node.id, "name": node.name, "native_kind": node.kind}
         for d in node.diagnostics:
             line, column = result.position(d.path) or (node.line, node.column)
-            unit.findings.append(Finding(d.severity, d.rule, d.message, d.path, d.spec, line, column))
+            message = _message(d.message, d.path, line)
+            unit.findings.append(Finding(d.severity, d.rule, message, d.path, d.spec, line, column))
             report.rules.setdefault(d.rule, _rule(d.rule, d.spec))
         report.units.append(unit)
     return report
