@@ -10,6 +10,7 @@ maps the diagnostics' paths back into the file's own terms and sends the inferre
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -65,6 +66,7 @@ class Value:
     shape: Shape | None
     data: np.ndarray | None = None
     note: str = ""  # how the file wrote an unknown dim, when that is worth saying (an interval)
+    wired: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # wire_tensor's answer
 
 
 @dataclass
@@ -170,7 +172,14 @@ def native_path(path: str, paths: Mapping[str, str], node_path: str) -> str:
 
 def wire_tensor(value: Value, dtype: str | None = None) -> dict[str, Any]:
     """A flowing value as a descriptor tensor; small constants carry their values (base64, exact)."""
-    dtype = dtype or value.dtype
+    if dtype is None or dtype == value.dtype:
+        if value.wired is None:  # a value read by many nodes is put in wire form once
+            value.wired = _wire(value, value.dtype)
+        return value.wired
+    return _wire(value, dtype)
+
+
+def _wire(value: Value, dtype: str | None) -> dict[str, Any]:
     tensor: dict[str, Any] = {"dtype": dtype, "shape": wire_shape(value.shape)}
     if value.data is not None and value.data.size <= SMALL_CONSTANT and dtype is not None:
         tensor["data"] = encode(value.data, dtype, as_base64=True)
@@ -269,6 +278,7 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
     results: dict[int, NodeResult] = {}
     not_checked: Counter[str] = Counter()
     foreign = IMPLEMENTATIONS - {graph.implementation}
+    memo = Memo()
     for node in ordered:
         inputs = _inputs(node, values)
         if node.constant is not None:
@@ -280,7 +290,7 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
             if not node.structural:
                 not_checked[node.kind] += 1
         else:
-            result, flow = _check(node, inputs, settings, foreign)
+            result, flow = _check(node, inputs, settings, foreign, memo)
             if result.checked_as is None:
                 not_checked[node.kind] += 1
         for name, value in zip(node.outputs, flow, strict=False):
@@ -339,7 +349,7 @@ def _plain(
 
 
 def _check(
-    node: Node, inputs: list[Value | None], settings: Settings, foreign: frozenset[str]
+    node: Node, inputs: list[Value | None], settings: Settings, foreign: frozenset[str], memo: Memo
 ) -> tuple[NodeResult, list[Value]]:
     assert node.translate is not None
     declared = list(_declared(node))
@@ -367,43 +377,71 @@ def _check(
                     "graph.unknown_dim", translation.paths.get(f"inputs[{index}]", node.path), value.note
                 )
             )
-    try:
-        descriptor = DESCRIPTOR.validate_python(translation.descriptor)
-    except ValidationError as exc:
-        for error in describe_errors(exc.errors()):
-            rule = error.get("rule", "graph.descriptor")
-            spec = (
-                BY_NAME[descriptor_kind(translation)].rule_book.get(rule)
-                if rule != "graph.descriptor"
-                else None
-            )
-            path = native_path(error["path"], translation.paths, node.path)
-            out.append(
-                Diagnostic(severity="error", rule=rule, path=path, message=error["message"],
-                           spec=spec.spec if spec else READER)
-            )  # fmt: skip
-        return _plain(node, inputs, declared, out), declared
-    spec = BY_NAME[descriptor.kind]
-    verdict, _ = engine.check(spec, descriptor, settings)
-    for d in verdict.diagnostics:
-        if d.rule.split(".")[1:2] and d.rule.split(".")[1] in foreign:
-            continue
-        out.append(d.model_copy(update={"path": native_path(d.path, translation.paths, node.path)}))
+    checked_as, outputs, found = _verdict(translation.descriptor, settings, foreign, memo)
+    for _, path, diag in found:
+        out.append(diag.model_copy(update={"path": native_path(path, translation.paths, node.path)}))
     flow = declared
-    if verdict.outputs is not None:
-        flow = [Value(o.dtype, o.shape) for o in verdict.outputs]
-        flow += declared[len(flow) :]
+    if outputs is not None:
+        flow = [*outputs, *declared[len(outputs) :]]
     valid = not any(d.severity == "error" for d in out)
+    types = memo.types
     result = NodeResult(
-        node.id, node.name, node.kind, spec.kind, valid, [_type(v) for v in inputs], [_type(v) for v in flow],
+        node.id, node.name, node.kind, checked_as, valid, [types(v) for v in inputs], [types(v) for v in flow],
         out, node.path,
     )  # fmt: skip
     return result, flow
 
 
-def descriptor_kind(translation: Translation) -> str:
-    assert translation.descriptor is not None
-    return str(translation.descriptor["kind"])
+Found = list[tuple[str, str, Diagnostic]]  # (rule, descriptor path, diagnostic)
+
+
+class Memo:
+    """Checks already made in this walk, by descriptor: a check is a pure function of the descriptor,
+    and a model repeats the same node (a block of layers, a chain) many times over."""
+
+    def __init__(self) -> None:
+        self.checks: dict[Any, tuple[str, list[Value] | None, Found]] = {}
+        self._types: dict[tuple[str | None, Shape | None], TensorType] = {}
+
+    def types(self, value: Value | None) -> TensorType:
+        key = (None, None) if value is None else (value.dtype, value.shape)
+        found = self._types.get(key)
+        if found is None:
+            found = self._types[key] = _type(value)
+        return found
+
+
+def _verdict(
+    raw: dict[str, Any], settings: Settings, foreign: frozenset[str], memo: Memo
+) -> tuple[str, list[Value] | None, Found]:
+    """The opspec kind checked, the inferred outputs and the findings (paths in descriptor terms)."""
+    key = json.dumps(raw)  # the C encoder: a key in microseconds; a descriptor is JSON-shaped data
+    cached = memo.checks.get(key)
+    if cached is not None:
+        return cached
+    found: Found = []
+    try:
+        descriptor = DESCRIPTOR.validate_python(raw)
+    except ValidationError as exc:
+        for error in describe_errors(exc.errors()):
+            rule = error.get("rule", "graph.descriptor")
+            spec = BY_NAME[raw["kind"]].rule_book.get(rule) if rule != "graph.descriptor" else None
+            d = Diagnostic(severity="error", rule=rule, path=error["path"], message=error["message"],
+                           spec=spec.spec if spec else READER)  # fmt: skip
+            found.append((rule, error["path"], d))
+        answer: tuple[str, list[Value] | None, Found] = (BY_NAME[raw["kind"]].kind, None, found)
+    else:
+        spec = BY_NAME[descriptor.kind]
+        verdict, _ = engine.check(spec, descriptor, settings)
+        for d in verdict.diagnostics:
+            parts = d.rule.split(".")
+            if len(parts) > 2 and parts[1] in foreign:
+                continue
+            found.append((d.rule, d.path, d))
+        outputs = None if verdict.outputs is None else [Value(o.dtype, o.shape) for o in verdict.outputs]
+        answer = (spec.kind, outputs, found)
+    memo.checks[key] = answer
+    return answer
 
 
 def _unproduced(graph: Graph, values: Mapping[str, Value]) -> list[Diagnostic]:

@@ -60,6 +60,8 @@ def parse(data: bytes, settings: Settings) -> Graph:
 def _text(value: str | bytes) -> str:
     """A protobuf string as valid text: ONNX's proto2 strings are not checked for UTF-8, and a name with
     a stray byte must not break the answer."""
+    if isinstance(value, str) and value.isascii():
+        return value
     if isinstance(value, bytes):  # how protobuf hands over a proto2 string that is not UTF-8
         return value.decode("utf-8", "replace")
     return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
@@ -148,13 +150,21 @@ class _Reader:
     def graph(self) -> Graph:
         g = self.g
         declared: dict[str, Value] = {}
+        seen: dict[bytes, Value] = {}  # a model declares the same few types thousands of times over
         for group, where in (
             (g.input, "graph.input"),
             (g.value_info, "graph.value_info"),
             (g.output, "graph.output"),
         ):
             for index, info in enumerate(group):
-                declared[_text(info.name)] = self.value(info, f"{where}[{index}]")
+                key = info.type.SerializeToString()
+                value = seen.get(key)
+                if value is None:
+                    before = len(self.problems)
+                    value = self.value(info, f"{where}[{index}]")
+                    if len(self.problems) == before:  # a type with a finding is read again, so each is named
+                        seen[key] = value
+                declared[_text(info.name)] = value
         inputs = {_text(info.name): declared[_text(info.name)] for info in g.input}
         for index, init in enumerate(g.initializer):
             inputs[_text(init.name)] = self.tensor(init, f"graph.initializer[{index}]")
