@@ -15,9 +15,9 @@ from onnx import TensorProto, helper, numpy_helper
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.core.config import Settings  # noqa: E402
-from app.formats import graphs  # noqa: E402
-from bench.timing import race  # noqa: E402
+from app.core.config import Settings
+from app.formats import graphs
+from bench.timing import race
 
 NODES = 10_000
 
