@@ -75,9 +75,15 @@ class Translation:
     file and what was translated. `descriptor` None: the node has no exact translation (`why`)."""
 
     descriptor: dict[str, Any] | None
-    paths: dict[str, str] = field(default_factory=dict)  # descriptor path prefix -> native path
+    # descriptor path prefix -> native path; or a function that builds them, called only when needed
+    paths: dict[str, str] | Callable[[], dict[str, str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # said as graph.translated infos
     why: str = ""  # said as graph.untranslatable when descriptor is None
+
+    def path_map(self) -> dict[str, str]:
+        if callable(self.paths):
+            self.paths = self.paths()
+        return self.paths
 
 
 Translate = Callable[["Node", list[Value | None]], Translation]
@@ -152,8 +158,13 @@ class GraphResult:
 
 def diagnostic(rule_id: str, path: str, message: str, severity: Severity | None = None) -> Diagnostic:
     rule = RULES[rule_id]
-    return Diagnostic(
-        severity=severity or rule.severity, rule=rule_id, path=path, message=message, spec=rule.spec
+    return Diagnostic.model_construct(  # every field is ours and typed: validating again is waste
+        severity=severity or rule.severity,
+        rule=rule_id,
+        path=path,
+        message=message,
+        spec=rule.spec,
+        status=None,
     )
 
 
@@ -283,10 +294,10 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
         inputs = _inputs(node, values)
         if node.constant is not None:
             flow = [node.constant]
-            result = _plain(node, inputs, flow, [])
+            result = _plain(node, inputs, flow, [], memo)
         elif node.translate is None:
             flow = list(_declared(node))
-            result = _plain(node, inputs, flow, [])
+            result = _plain(node, inputs, flow, [], memo)
             if not node.structural:
                 not_checked[node.kind] += 1
         else:
@@ -340,11 +351,16 @@ def _declared(node: Node) -> Iterable[Value]:
 
 
 def _plain(
-    node: Node, inputs: list[Value | None], flow: list[Value], diagnostics: list[Diagnostic]
+    node: Node,
+    inputs: list[Value | None],
+    flow: list[Value],
+    diagnostics: list[Diagnostic],
+    memo: Memo | None = None,
 ) -> NodeResult:
+    types = memo.types if memo is not None else _type
     return NodeResult(
         node.id, node.name, node.kind, None, not any(d.severity == "error" for d in diagnostics),
-        [_type(v) for v in inputs], [_type(v) for v in flow], diagnostics, node.path,
+        [types(v) for v in inputs], [types(v) for v in flow], diagnostics, node.path,
     )  # fmt: skip
 
 
@@ -374,12 +390,12 @@ def _check(
         if value is not None and value.note:
             out.append(
                 diagnostic(
-                    "graph.unknown_dim", translation.paths.get(f"inputs[{index}]", node.path), value.note
+                    "graph.unknown_dim", translation.path_map().get(f"inputs[{index}]", node.path), value.note
                 )
             )
     checked_as, outputs, found = _verdict(translation.descriptor, settings, foreign, memo)
     for _, path, diag in found:
-        out.append(diag.model_copy(update={"path": native_path(path, translation.paths, node.path)}))
+        out.append(diag.model_copy(update={"path": native_path(path, translation.path_map(), node.path)}))
     flow = declared
     if outputs is not None:
         flow = [*outputs, *declared[len(outputs) :]]

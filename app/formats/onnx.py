@@ -241,7 +241,7 @@ def _declared_outputs(node: Node, descriptor: dict[str, Any]) -> dict[str, Any]:
 def _max(node: Node, inputs: list[Value | None]) -> Translation:
     values = [v or Value(None, None) for v in inputs]
     descriptor = {"kind": "Max", "inputs": [wire_tensor(v) for v in values]}
-    return Translation(_declared_outputs(node, descriptor), _paths(node, len(values)))
+    return Translation(_declared_outputs(node, descriptor), lambda: _paths(node, len(values)))
 
 
 def _ints(attr: onnx.AttributeProto | None, default: int) -> int:
@@ -254,8 +254,11 @@ def _reduce_max(opset: int, attrs: dict[str, onnx.AttributeProto]):
 
     def translate(node: Node, inputs: list[Value | None]) -> Translation:
         src = inputs[0] if inputs else None
-        paths = _paths(node, len(inputs))
-        paths["attrs.keep_dims"] = f"{node.path}.attribute.keepdims"
+        extra = {"attrs.keep_dims": f"{node.path}.attribute.keepdims"}
+
+        def paths() -> dict[str, str]:
+            return _paths(node, len(inputs)) | extra
+
         head = f"ONNX ReduceMax (opset {opset}, keepdims={keepdims}"
         head += f", noop_with_empty_axes={noop})" if opset >= 18 else ")"
         if src is not None and src.dtype in DTYPES and src.dtype not in REDUCE_MAX_DTYPES:
@@ -268,12 +271,12 @@ def _reduce_max(opset: int, attrs: dict[str, onnx.AttributeProto]):
         axes_input: Value | None = None
         if "axes" in attrs:  # before opset 18; accepted after too, as onnx.reference does
             axes = [int(a) for a in attrs["axes"].ints]
-            paths["attrs.axes"] = f"{node.path}.attribute.axes"
+            extra["attrs.axes"] = f"{node.path}.attribute.axes"
             source = "the axes attribute"
         elif len(inputs) > 1 and inputs[1] is not None:
             if inputs[1].data is not None:
                 axes = [int(a) for a in inputs[1].data.reshape(-1)]
-                paths["attrs.axes"] = f"{node.path}.input[1]"
+                extra["attrs.axes"] = f"{node.path}.input[1]"
                 source = "the constant axes input" if axes else "an empty constant axes input"
             else:
                 axes_input = inputs[1]
