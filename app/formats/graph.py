@@ -67,6 +67,18 @@ class Value:
     data: np.ndarray | None = None
     note: str = ""  # how the file wrote an unknown dim, when that is worth saying (an interval)
     wired: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # wire_tensor's answer
+    _key: Any = field(default=None, repr=False, compare=False)
+
+    def key(self) -> Any:
+        """What a check can see of this value, hashable: equal keys, equal descriptors."""
+        if self._key is None:
+            small = self.data is not None and self.data.size <= SMALL_CONSTANT
+            self._key = (
+                self.dtype,
+                self.shape,
+                (self.data.dtype.str, self.data.tobytes()) if small else None,
+            )  # type: ignore[union-attr]
+        return self._key
 
 
 @dataclass
@@ -100,6 +112,9 @@ class Node:
     declared_inputs: list[Value | None] = field(default_factory=list)
     declared_outputs: list[Value | None] = field(default_factory=list)
     translate: Translate | None = None  # None: a kind opspec does not check
+    # What `translate` reads of the node besides its values (kind, attributes, ports), hashable; nodes with
+    # one signature and equal values get one translation and one check. None: translate every time.
+    signature: Any = None
     constant: Value | None = None  # a node whose one output is a constant value (Const, Constant)
     structural: bool = False  # a graph input, output or constant: no computation, never "not checked"
     input_paths: list[str] = field(default_factory=list)  # native path of each input, for edge errors
@@ -381,21 +396,36 @@ def _check(
         )
         note = diagnostic("graph.untranslatable", node.path, why)
         return _plain(node, inputs, declared, [note]), declared
-    translation = node.translate(node, inputs)
-    if translation.descriptor is None:
-        note = diagnostic("graph.untranslatable", node.path, translation.why)
-        return _plain(node, inputs, declared, [note]), declared
-    out: list[Diagnostic] = [diagnostic("graph.translated", node.path, n) for n in translation.notes]
-    for index, value in enumerate(inputs):
-        if value is not None and value.note:
-            out.append(
-                diagnostic(
-                    "graph.unknown_dim", translation.path_map().get(f"inputs[{index}]", node.path), value.note
-                )
-            )
-    checked_as, outputs, found = _verdict(translation.descriptor, settings, foreign, memo)
-    for _, path, diag in found:
-        out.append(diag.model_copy(update={"path": native_path(path, translation.path_map(), node.path)}))
+    key = None
+    if node.signature is not None and not any(value is not None and value.note for value in inputs):
+        key = (
+            node.signature,
+            tuple(None if v is None else v.key() for v in inputs),
+            tuple(v.key() for v in declared),
+        )
+    seen = memo.nodes.get(key) if key is not None else None
+    translation = None
+    if seen is None:
+        translation = node.translate(node, inputs)
+        if translation.descriptor is None:
+            seen = (translation.notes, translation.why, None, None, [])
+        else:
+            seen = (translation.notes, "", *_verdict(translation.descriptor, settings, foreign, memo))
+        if key is not None:
+            memo.nodes[key] = seen
+    notes, why, checked_as, outputs, found = seen
+    if why:
+        note = diagnostic("graph.untranslatable", node.path, why)
+        return _plain(node, inputs, declared, [note], memo), declared
+    out: list[Diagnostic] = [diagnostic("graph.translated", node.path, n) for n in notes]
+    if found or any(value is not None and value.note for value in inputs):
+        translation = translation or node.translate(node, inputs)  # its paths, for this node's findings
+        for index, value in enumerate(inputs):
+            if value is not None and value.note:
+                where = translation.path_map().get(f"inputs[{index}]", node.path)
+                out.append(diagnostic("graph.unknown_dim", where, value.note))
+        for _, path, diag in found:
+            out.append(diag.model_copy(update={"path": native_path(path, translation.path_map(), node.path)}))
     flow = declared
     if outputs is not None:
         flow = [*outputs, *declared[len(outputs) :]]
@@ -417,6 +447,7 @@ class Memo:
 
     def __init__(self) -> None:
         self.checks: dict[Any, tuple[str, list[Value] | None, Found]] = {}
+        self.nodes: dict[Any, tuple[list[str], str, str | None, list[Value] | None, Found]] = {}
         self._types: dict[tuple[str | None, Shape | None], TensorType] = {}
 
     def types(self, value: Value | None) -> TensorType:

@@ -175,6 +175,7 @@ class _Reader:
             declared_inputs=[value for _, value in tensors["inputs"]],
             declared_outputs=[value for _, value in tensors["outputs"]],
             translate=_translate(attrs) if kind in KINDS else None,
+            signature=(kind, json.dumps(attrs)) if kind in KINDS else None,
             input_paths=[f"{path}.inputs[{k}]" for k in range(len(tensors["inputs"]))],
         )
 

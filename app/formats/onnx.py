@@ -193,8 +193,10 @@ class _Reader:
             node.constant = self.constant(attrs, path)
         elif proto.op_type == "Max":
             node.translate = _max
+            node.signature = ("Max",)
         elif proto.op_type == "ReduceMax":
             node.translate = _reduce_max(self.opset, attrs)
+            node.signature = ("ReduceMax", self.opset, tuple(a.SerializeToString() for a in proto.attribute))
         return node
 
     def constant(self, attrs: dict[str, onnx.AttributeProto], path: str) -> Value:

@@ -230,6 +230,8 @@ class _Reader:
         elif kind in KINDS:
             opspec_kind, versions = KINDS[kind]
             node.translate = _translate(opspec_kind, attrs, in_ports, out_ports, version in versions, version)
+            ports = tuple(p.attrs.get("id") for p in in_ports), tuple(p.attrs.get("id") for p in out_ports)
+            node.signature = (kind, version, tuple(sorted(attrs.items())), ports)
         return node, {p.attrs.get("id", ""): k for k, p in enumerate(in_ports)}
 
     def port(self, port: Element, side: str) -> Value:
