@@ -32,7 +32,8 @@ recursively for *.json (hidden folders and node_modules skipped); - reads standa
 exit codes:
   0  every descriptor is valid (warnings allowed, unless --strict)
   1  some descriptor breaks a rule (or, with --strict, has a warning)
-  2  some input could not be read, is not JSON, or is not a descriptor (the worst case wins)
+  2  some input could not be read, is not JSON, or is not a descriptor, or the report
+     could not be written (the worst case wins)
 
 formats:
   text    file:line:column: severity rule: message, then a summary line
@@ -101,8 +102,12 @@ def _check(args: argparse.Namespace) -> int:
     if args.output is None:
         writer(report, sys.stdout)
     else:
-        with open(args.output, "w", encoding="utf-8") as out:
-            writer(report, out)
+        try:
+            with open(args.output, "w", encoding="utf-8") as out:
+                writer(report, out)
+        except OSError as exc:
+            print(f"opspec check: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_MALFORMED
     if args.format != "text":  # the log still says how the run went
         print(text.summary_line(report.summary(), report.unit_noun), file=sys.stderr)
     return report.exit_code()

@@ -3,6 +3,7 @@ finding at its line and column, files, directories and stdin, any format to stdo
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -52,6 +53,16 @@ def test_malformed_wins_over_invalid(tmp_path, capsys) -> None:
         (b"[\xff]", "1:2", "error opspec.read: not UTF-8 text"),
         ("[" * 100_000, "1:257", "error opspec.json: not a descriptor: nesting deeper than 256"),
         ('[{"kind": "Nope"}]', "1:11", "error opspec.descriptor: unknown kind 'Nope'"),
+        (
+            '{"ops": [\n {"kind": "ReduceMax", "attrs": {}}]}',
+            "2:2",
+            "error opspec.descriptor: inputs is required",
+        ),
+        (
+            "[1]",
+            "1:2",
+            "error opspec.descriptor: a descriptor is a JSON object with kind, attrs and inputs; this is a number",
+        ),
     ],
 )
 def test_an_unreadable_file_is_a_finding_with_its_place_never_a_traceback(
@@ -119,3 +130,27 @@ def test_console_script_runs_from_stdin() -> None:
         "::error file=stdin,line=1,col=42,title=ReduceMax.axes.range::"
         "axis 4 is out of range [-2, 1] for src of rank 2\n"
     )
+
+
+class Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_a_progress_bar_only_at_a_terminal_and_only_for_many_files(monkeypatch) -> None:
+    from app import cli
+
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    assert list(cli._progress(iter(range(3)), 3)) == [0, 1, 2]
+    assert sys.stderr.getvalue() == ""
+    assert list(cli._progress(iter(range(300)), 300)) == list(range(300))
+    assert "0/300" in sys.stderr.getvalue()  # drawn, then cleared at the end (leave=False)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    assert list(cli._progress(iter(range(300)), 300)) == list(range(300))
+    assert sys.stderr.getvalue() == ""
+
+
+def test_an_output_that_cannot_be_written_exits_2_with_a_message(tmp_path, capsys) -> None:
+    target = str(tmp_path / "no" / "such" / "dir.json")
+    assert main(["check", write(tmp_path, "good.json", GOOD), "-o", target]) == EXIT_MALFORMED
+    assert f"cannot write {target}: No such file or directory" in capsys.readouterr().err

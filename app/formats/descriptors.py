@@ -63,7 +63,20 @@ def entries(document: Any) -> list[tuple[str, Any]]:
     return [("", document)]
 
 
+def _json_type(value: Any) -> str:
+    if isinstance(value, bool) or value is None:
+        return json.dumps(value)
+    if isinstance(value, int | float):
+        return "a number"
+    return "a string" if isinstance(value, str) else "an array"
+
+
 def check_descriptor(index: int, where: str, raw: Any, report: FileReport) -> Unit:
+    if not isinstance(raw, dict):
+        report.rules[DESCRIPTOR_RULE.id] = DESCRIPTOR_RULE
+        message = f"a descriptor is a JSON object with kind, attrs and inputs; this is {_json_type(raw)}"
+        finding = Finding("error", DESCRIPTOR_RULE.id, message, where, DESCRIPTOR_RULE.spec)
+        return Unit(index, where, None, "malformed", [finding])
     kind = raw.get("kind") if isinstance(raw, dict) and isinstance(raw.get("kind"), str) else None
     try:
         descriptor = DESCRIPTOR.validate_python(raw)

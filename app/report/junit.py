@@ -1,6 +1,6 @@
 """JUnit XML as GitLab and Jenkins read it: a testsuite per file, a testcase per unit (classname the
 file, name its place and kind), a failure for an invalid unit, an error for a malformed one or for a
-file that could not be read."""
+file that could not be read; with --strict, a failure for a unit with a warning too."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def _lines(path: str, findings: list[Finding]) -> str:
     return "".join(finding_line(path, f) for f in findings)
 
 
-def _suite(file: FileReport) -> ET.Element:
+def _suite(file: FileReport, strict: bool) -> ET.Element:
     suite = ET.Element("testsuite", name=file.path)
     failures = errors = 0
     cases = []
@@ -37,11 +37,13 @@ def _suite(file: FileReport) -> ET.Element:
             "testcase", classname=file.path, name=f"{unit.name or '[0]'} {unit.kind or 'unknown'}"
         )
         tag = _FAILING.get(unit.verdict)
+        if tag is None and strict and any(f.severity == "warning" for f in unit.findings):
+            tag = "failure"  # as the exit code has it: with --strict a warning fails
         text = _lines(file.path, unit.findings)
         if tag is not None:
             failures += tag == "failure"
             errors += tag == "error"
-            first = next((f for f in unit.findings if f.severity == "error"), None)
+            first = next((f for f in unit.findings if f.severity != "info"), None)
             element = ET.SubElement(case, tag, type=first.rule if first else unit.verdict)
             element.set("message", first.message if first else unit.verdict)
             element.text = text
@@ -57,7 +59,7 @@ def _suite(file: FileReport) -> ET.Element:
 
 def write(report: RunReport, out: TextIO) -> None:
     root = ET.Element("testsuites", name=f"{report.tool} {report.command}")
-    suites = [_suite(file) for file in report.files]
+    suites = [_suite(file, report.strict) for file in report.files]
     for name in ("tests", "failures", "errors"):
         root.set(name, str(sum(int(suite.get(name, "0")) for suite in suites)))
     root.extend(suites)

@@ -4,6 +4,7 @@ with its file (relative to the working directory), line and column."""
 from __future__ import annotations
 
 import json
+from pathlib import PurePosixPath
 from typing import Any, TextIO
 from urllib.parse import quote
 
@@ -15,14 +16,23 @@ INFORMATION_URI = "https://github.com/opspec/opspec"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
+def uri(path: str) -> str:
+    """Relative to the working directory where the file is under it; a file: URI where it is not."""
+    name = relative(path)
+    return PurePosixPath(name).as_uri() if name.startswith("/") else quote(name)
+
+
 def document(report: RunReport) -> dict[str, Any]:
     rules = report.reported_rules()
     index = {rule.id: position for position, rule in enumerate(rules)}
     results = []
     for file, _, finding in report.findings():
-        location: dict[str, Any] = {"artifactLocation": {"uri": quote(relative(file.path))}}
-        if finding.line is not None:
-            location["region"] = {"startLine": finding.line, "startColumn": finding.column or 1}
+        location = {
+            "artifactLocation": {"uri": uri(file.path)},
+            # GitHub requires a region with startLine (its rule GH1003): a finding on the file as a
+            # whole (unreadable, too large) points at its start.
+            "region": {"startLine": finding.line or 1, "startColumn": finding.column or 1},
+        }
         result: dict[str, Any] = {
             "ruleId": finding.rule,
             "ruleIndex": index[finding.rule],

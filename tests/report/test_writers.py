@@ -76,3 +76,19 @@ def test_json_is_one_document_with_every_file() -> None:
 def test_github_escapes_as_the_actions_toolkit_does() -> None:
     assert github.escape_data("100% a\r\nb") == "100%25 a%0D%0Ab"
     assert github.escape_property("a,b:c%") == "a%2Cb%3Ac%25"
+
+
+def test_sarif_uris_are_relative_under_the_working_directory_else_file_uris(tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert sarif.uri(str(tmp_path / "models" / "a b.json")) == "models/a%20b.json"
+    assert sarif.uri("/elsewhere/x.json") == "file:///elsewhere/x.json"
+    assert sarif.uri("-") == "stdin"
+
+
+def test_junit_with_strict_fails_a_descriptor_that_has_a_warning() -> None:
+    run = report()
+    run.strict = True
+    out = io.StringIO()
+    WRITERS["junit"](run, out)
+    [case] = ET.fromstring(out.getvalue()).findall(".//testcase[@name='[1] ReduceMax']")
+    assert case.find("failure").get("type") == "ReduceMax.onednn.empty_axes"
