@@ -10,7 +10,7 @@ from pathlib import Path
 
 from app.core.config import Settings, get_settings
 from app.core.payload import LimitExceeded
-from app.formats import onednn, onnx, openvino
+from app.formats import sniff
 from app.formats.errors import Malformed
 from app.formats.graph import RULES, Graph, GraphResult, walk
 from app.formats.source import Source, unreadable
@@ -18,15 +18,15 @@ from app.report.model import FileReport, Finding, RuleInfo, Unit
 
 FORMATS = ("onednn", "openvino", "onnx")
 SNIFFERS: tuple[tuple[str, Callable[[bytes], bool]], ...] = (
-    ("onnx", onnx.sniff),
-    ("openvino", openvino.sniff),
-    ("onednn", onednn.sniff),
+    ("onnx", sniff.onnx_model),
+    ("openvino", sniff.openvino_ir),
+    ("onednn", sniff.onednn_json),
 )
 
 
 def detect(data: bytes) -> str | None:
     head = data[:4096]
-    found = next((name for name, sniff in SNIFFERS if sniff(head)), None)
+    found = next((name for name, claims in SNIFFERS if claims(head)), None)
     if found is None and head.lstrip()[:1] in (b"{", b"["):
         return "onednn"  # the one JSON format here: its parser says where the text goes wrong
     return found
@@ -41,11 +41,19 @@ def parse(data: bytes, settings: Settings, format: str | None = None, weights: b
             f"the graph file is {size:,} bytes, above the limit of {settings.max_graph_bytes:,} (max_graph_bytes)",
         )
     format = format or detect(data)
+    # Each reader is imported when a file of its format comes: onnx takes a while to import, and a
+    # service or a check run that never meets an ONNX file should not pay for it.
     if format == "onednn":
+        from app.formats import onednn
+
         return onednn.parse(data, settings)
     if format == "openvino":
+        from app.formats import openvino
+
         return openvino.parse(data, settings, weights)
     if format == "onnx":
+        from app.formats import onnx
+
         return onnx.parse(data, settings)
     raise Malformed(
         "not a graph file this reader knows: expected oneDNN Graph JSON (an object with `graph`), OpenVINO "

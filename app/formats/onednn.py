@@ -31,13 +31,6 @@ UNKNOWN_DIMS = frozenset({-1, INT64_MIN})
 KINDS = {"ReduceMax": "ReduceMax"}
 
 
-def sniff(head: bytes) -> bool:
-    """A JSON object with a `"graph"` key near its start (benchdnn and the dumps write it after version,
-    engine_kind and fpmath_mode)."""
-    text = head.lstrip().removeprefix(b"\xef\xbb\xbf").lstrip()[:4096]
-    return text.startswith(b"{") and b'"graph"' in text
-
-
 class _Positions(Mapping[str, tuple[int, int]]):
     """Where each value starts, scanned only when something asks (a clean file costs nothing extra)."""
 

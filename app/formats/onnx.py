@@ -32,12 +32,6 @@ DEFAULT_DOMAINS = ("", "ai.onnx")
 REDUCE_MAX_DTYPES = REGISTRY["ReduceMax"].inputs[0].dtypes
 
 
-def sniff(head: bytes) -> bool:
-    """An ONNX model's first field is ir_version (field 1, varint: byte 0x08); the producer name,
-    opset import and graph follow. JSON and XML never start with 0x08."""
-    return head[:1] == b"\x08"
-
-
 def parse(data: bytes, settings: Settings) -> Graph:
     model = onnx.ModelProto()
     try:

@@ -34,11 +34,6 @@ STRUCTURAL = frozenset({"Parameter", "Result", "Const"})
 KINDS = {"SegmentMax": ("SegmentMax", {"opset16"}), "ReduceMax": ("ReduceMax", {"opset1"})}
 
 
-def sniff(head: bytes) -> bool:
-    text = head.lstrip()[:4096]
-    return text.startswith(b"<") and b"<net" in text
-
-
 @dataclass
 class Element:
     tag: str

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.formats import descriptors, graphs, onednn, onnx, openvino
+from app.formats import descriptors, graphs, sniff
 from app.formats.source import Source, unreadable
 from app.report.model import FileReport
 
@@ -40,9 +40,10 @@ def lazy(target: str) -> Callable[..., Any]:
 
 
 READERS: list[Reader] = [
-    Reader("onnx", (".onnx",), graphs.read_onnx, onnx.sniff),
-    Reader("openvino", (".xml",), graphs.read_openvino, openvino.sniff),  # net.bin beside it is read too
-    Reader("onednn", (".json",), graphs.read_onednn, onednn.sniff),
+    # graphs imports each format's reader (and its library) only when a file of that format comes
+    Reader("onnx", (".onnx",), graphs.read_onnx, sniff.onnx_model),
+    Reader("openvino", (".xml",), graphs.read_openvino, sniff.openvino_ir),  # net.bin beside it is read too
+    Reader("onednn", (".json",), graphs.read_onednn, sniff.onednn_json),
     Reader(descriptors.FORMAT, (".json",), descriptors.read),
 ]
 
