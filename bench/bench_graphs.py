@@ -7,6 +7,7 @@ Goal: opspec within 3x of ONNX's shape inference, which does no rule checking an
 from __future__ import annotations
 
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -66,14 +67,28 @@ def main() -> None:
         )
 
     ours, theirs = race(5, opspec, onnx_infer)
-    print(f"ONNX model: {NODES:,} nodes (ReduceMax and Max), {len(data):,} bytes")
+    cpu_ours, cpu_theirs = cpu_race(5, opspec, onnx_infer)
+    print(f"ONNX model: {NODES:,} nodes (ReduceMax and Max), {len(data):,} bytes; best of 5, taking turns")
+    print(f"  opspec whole-graph check:           {ours * 1e3:8.1f} ms wall, {cpu_ours * 1e3:8.1f} ms CPU")
     print(
-        f"  opspec whole-graph check:           {ours * 1e3:8.1f} ms  ({ours / NODES * 1e6:.1f} us per node)"
+        f"  onnx.shape_inference.infer_shapes:  {theirs * 1e3:8.1f} ms wall, {cpu_theirs * 1e3:8.1f} ms CPU"
     )
     print(
-        f"  onnx.shape_inference.infer_shapes:  {theirs * 1e3:8.1f} ms  ({theirs / NODES * 1e6:.1f} us per node)"
+        f"  ratio opspec / onnx: {ours / theirs:.2f}x wall, {cpu_ours / cpu_theirs:.2f}x CPU "
+        f"({cpu_ours / NODES * 1e6:.1f} us CPU per node; goal: within 3x)"
     )
-    print(f"  ratio opspec / onnx: {ours / theirs:.2f}x (goal: within 3x)")
+
+
+def cpu_race(repeats: int, *runs) -> list[float]:
+    """race() in process CPU time: on a machine shared with other work, wall time mostly measures the
+    others; CPU time measures what each run itself costs."""
+    best = [float("inf")] * len(runs)
+    for _ in range(repeats):
+        for index, run in enumerate(runs):
+            start = time.process_time()
+            run()
+            best[index] = min(best[index], time.process_time() - start)
+    return best
 
 
 if __name__ == "__main__":

@@ -58,7 +58,7 @@ IMPLEMENTATIONS = frozenset({"onednn", "openvino", "onnxruntime", "mli"})
 SMALL_CONSTANT = 4096
 
 
-@dataclass
+@dataclass(slots=True)
 class Value:
     """What flows along an edge: a dtype (None unknown), a shape (None unknown rank), maybe values."""
 
@@ -81,7 +81,7 @@ class Value:
         return self._key
 
 
-@dataclass
+@dataclass(slots=True)
 class Translation:
     """A native node as an opspec descriptor (wire form), with where each descriptor path lives in the
     file and what was translated. `descriptor` None: the node has no exact translation (`why`)."""
@@ -101,7 +101,7 @@ class Translation:
 Translate = Callable[["Node", list[Value | None]], Translation]
 
 
-@dataclass
+@dataclass(slots=True)
 class Node:
     id: str
     name: str
@@ -122,7 +122,7 @@ class Node:
     column: int | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Graph:
     format: str
     implementation: str  # which IMPLEMENTATIONS entry the file is made for
@@ -132,7 +132,7 @@ class Graph:
     positions: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # native path -> (line, column)
 
 
-@dataclass
+@dataclass(slots=True)
 class NodeResult:
     id: str
     name: str
@@ -147,7 +147,7 @@ class NodeResult:
     column: int | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class GraphResult:
     format: str
     nodes: list[NodeResult]
