@@ -149,3 +149,9 @@ def test_limits_are_named() -> None:
     with pytest.raises(LimitExceeded) as caught:
         check(REDUCEMAX, max_graph_bytes=100)
     assert caught.value.limit == "max_graph_bytes"
+
+
+def test_graph_dump_keys_are_read_past() -> None:
+    """ONEDNN_GRAPH_DUMP writes input_ports and output_ports beside graph."""
+    dumped = {**GRAPH, "input_ports": [0, 4], "output_ports": [6]}
+    assert check(dump(dumped)).valid

@@ -150,3 +150,11 @@ def test_limits(ir) -> None:
     with pytest.raises(LimitExceeded) as caught:
         check(b'<net version="11">' + b"<a>" * 80 + b"</a>" * 80 + b"</net>", None)
     assert caught.value.limit == "max_graph_depth"
+
+
+def test_ir_v10_reads_the_same(ir) -> None:
+    xml, weights = ir
+    v10 = check(xml.replace(b'<net name="g" version="11">', b'<net name="g" version="10">'), weights)
+    assert [(n.checked_as, n.outputs) for n in v10.nodes] == [
+        (n.checked_as, n.outputs) for n in check(xml, weights).nodes
+    ]
