@@ -12,6 +12,8 @@ from onnx import TensorProto, helper, numpy_helper
 from app.core.config import Settings
 from app.main import create_app
 
+JSON = {"content-type": "application/json"}
+BYTES = {"content-type": "application/octet-stream"}
 FILES = Path(__file__).parent.parent / "formats" / "files"
 REDUCEMAX = (FILES / "reducemax.json").read_bytes()
 IR = b"""<?xml version="1.0"?>
@@ -114,14 +116,14 @@ def test_onnx_model(client) -> None:
 
 
 def test_malformed_is_422_with_line_and_column(client) -> None:
-    response = client.post("/v1/graphs/validate", content=b'{"graph": [\n  {"id": 0,,}]}')
+    response = client.post("/v1/graphs/validate", content=b'{"graph": [\n  {"id": 0,,}]}', headers=JSON)
     assert response.status_code == 422
     assert response.headers["content-type"] == "application/problem+json"
     assert response.json()["errors"] == [
         {"path": "file", "message": "not JSON: Expecting property name enclosed in double quotes", "line": 2,
          "column": 12}
     ]  # fmt: skip
-    response = client.post("/v1/graphs/validate", content=b"hello")
+    response = client.post("/v1/graphs/validate", content=b"hello", headers=BYTES)
     assert response.status_code == 422 and "not a graph file" in response.json()["detail"]
     response = client.post("/v1/graphs/validate", files={"weights": ("net.bin", b"")})
     assert response.status_code == 422 and response.json()["errors"][0]["path"] == "model"
@@ -129,7 +131,7 @@ def test_malformed_is_422_with_line_and_column(client) -> None:
 
 def test_limits_are_413_naming_the_limit() -> None:
     with TestClient(create_app(Settings(max_graph_nodes=1)), raise_server_exceptions=False) as client:
-        response = client.post("/v1/graphs/validate", content=onnx_model())
+        response = client.post("/v1/graphs/validate", content=onnx_model(), headers=BYTES)
     assert response.status_code == 413
     assert response.json()["errors"][0]["limit"] == "max_graph_nodes"
 

@@ -120,6 +120,7 @@ BODY = {
                     }
                 },
             },
+            "text/xml": {"schema": {"type": "string", "description": "OpenVINO IR XML, as application/xml"}},
             "application/octet-stream": {
                 "schema": {"type": "string", "format": "binary", "description": "An ONNX model (.onnx)"},
                 "examples": {
