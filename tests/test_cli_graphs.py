@@ -51,3 +51,10 @@ def test_malformed_graph_exits_2(tmp_path, capsys) -> None:
     (tmp_path / "net.xml").write_bytes(b'<net version="11"><layers>\n<layer id="0" type="X"></net>')
     assert main(["check", str(tmp_path / "net.xml")]) == EXIT_MALFORMED
     assert "net.xml:2:26: error opspec.graph: not XML: mismatched tag" in capsys.readouterr().out
+
+
+def test_a_folder_passes_over_xml_that_is_not_an_ir(tmp_path, capsys) -> None:
+    folder(tmp_path)
+    (tmp_path / "pom.xml").write_text("<project><modelVersion>4.0.0</modelVersion></project>\n")
+    assert main(["check", str(tmp_path)]) == EXIT_VALID
+    assert "pom.xml" not in capsys.readouterr().out

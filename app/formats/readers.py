@@ -48,6 +48,11 @@ READERS: list[Reader] = [
 ]
 
 SUFFIXES = frozenset(suffix for reader in READERS for suffix in reader.suffixes)
+# Extensions every reader of which must recognise the content (.xml: only an OpenVINO IR is read), so a
+# folder's other XML files (a pom.xml) are passed over rather than reported as unreadable.
+CLAIMED_ONLY = frozenset(
+    suffix for suffix in SUFFIXES if all(r.sniff is not None for r in READERS if suffix in r.suffixes)
+)
 SNIFF_BYTES = 4096  # how much of a file a sniff sees
 
 
@@ -76,5 +81,17 @@ def walk(root: Path) -> Iterator[Path]:
     for folder, subfolders, files in os.walk(root):
         subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d != "node_modules")
         for name in sorted(files):
-            if os.path.splitext(name)[1].lower() in SUFFIXES:
+            suffix = os.path.splitext(name)[1].lower()
+            if suffix in CLAIMED_ONLY and not _claimed(Path(folder, name), suffix):
+                continue
+            if suffix in SUFFIXES:
                 yield Path(folder, name)
+
+
+def _claimed(path: Path, suffix: str) -> bool:
+    try:
+        with path.open("rb") as file:
+            head = file.read(SNIFF_BYTES)
+    except OSError:
+        return True  # unreadable: reported as such when it is read
+    return any(r.sniff is not None and r.sniff(head) for r in READERS if suffix in r.suffixes)
