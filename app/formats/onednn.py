@@ -14,7 +14,9 @@ INT64_MIN is unknown. Paths are the document's own: `graph[3].attrs.axes.value[0
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator, Mapping
+from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any
 
 from app.core.config import Settings
@@ -31,29 +33,85 @@ UNKNOWN_DIMS = frozenset({-1, INT64_MIN})
 KINDS = {"ReduceMax": "ReduceMax"}
 
 
+_WS = re.compile(r"[ \t\n\r]*")
+_OP = re.compile(r"graph\[(\d+)\]")
+_DECODER = json.JSONDecoder()
+
+
 class _Positions(Mapping[str, tuple[int, int]]):
-    """Where each value starts, scanned only when something asks (a clean file costs nothing extra)."""
+    """Where a path's value starts (or its nearest parent's), worked out when asked: where each op of
+    `graph` starts comes from one pass of the C decoder over the ops; a path inside an op is looked up
+    in that op's text only, so a file with findings on many of its 10,000 ops stays linear."""
 
     def __init__(self, text: str):
         self._text = text
-        self._found: dict[str, tuple[int, int]] | None = None
+        self._lines: jsonpos.Lines | None = None
+        self._spans: list[tuple[int, int]] | None = None
+        self._found: dict[str, tuple[int, int]] = {}
 
-    def _map(self) -> dict[str, tuple[int, int]]:
-        if self._found is None:
+    def _ops(self) -> list[tuple[int, int]]:
+        if self._spans is None:
             try:
-                self._found = jsonpos.positions(self._text)
-            except (jsonpos.JSONPosError, RecursionError):
-                self._found = {}
-        return self._found
+                self._spans = _op_spans(self._text)
+            except (IndexError, ValueError):  # not the object json.loads read: no op positions
+                self._spans = []
+            self._lines = jsonpos.Lines(self._text)
+        return self._spans
 
     def __getitem__(self, path: str) -> tuple[int, int]:
-        return self._map()[path]
+        found = self._found.get(path)
+        if found is None:
+            found = self._found[path] = self._locate(path)
+        return found
+
+    def _locate(self, path: str) -> tuple[int, int]:
+        spans = self._ops()
+        match = _OP.match(path)
+        if match is None or int(match[1]) >= len(spans):
+            return jsonpos.find(self._text, [path])[path]
+        start, end = spans[int(match[1])]
+        assert self._lines is not None
+        line, column = self._lines.position(start)
+        rest = path[match.end() :].removeprefix(".")
+        if not rest:
+            return line, column
+        inner_line, inner_column = jsonpos.find(self._text[start:end], [rest])[rest]
+        return line + inner_line - 1, inner_column + (column - 1 if inner_line == 1 else 0)
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self._map())
+        return iter(self._found)
 
     def __len__(self) -> int:
-        return len(self._map())
+        return len(self._found)
+
+
+def _op_spans(text: str) -> list[tuple[int, int]]:
+    """Where each element of the top-level `graph` list starts and ends, for text json.loads read."""
+    ws = _WS.match
+    spans: list[tuple[int, int]] = []
+    at = ws(text, 0).end()  # type: ignore[union-attr]
+    if text[at] != "{":
+        return spans
+    at = ws(text, at + 1).end()  # type: ignore[union-attr]
+    while text[at] != "}":
+        key, at = scanstring(text, at + 1)
+        at = ws(text, ws(text, at).end() + 1).end()  # type: ignore[union-attr]  # past the colon
+        if key == "graph" and text[at] == "[":
+            spans = []  # the last "graph" wins, as in json.loads
+            at = ws(text, at + 1).end()  # type: ignore[union-attr]
+            while text[at] != "]":
+                end = _DECODER.raw_decode(text, at)[1]
+                spans.append((at, end))
+                at = ws(text, end).end()  # type: ignore[union-attr]
+                if text[at] == ",":
+                    at = ws(text, at + 1).end()  # type: ignore[union-attr]
+            at += 1
+        else:
+            at = _DECODER.raw_decode(text, at)[1]
+        at = ws(text, at).end()  # type: ignore[union-attr]
+        if text[at] == ",":
+            at = ws(text, at + 1).end()  # type: ignore[union-attr]
+    return spans
 
 
 def _depth(document: Any, limit: int) -> None:
