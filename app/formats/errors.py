@@ -13,3 +13,13 @@ class Malformed(Exception):
         self.path = path or "file"
         self.line = line
         self.column = column
+
+
+def shown(value: object, limit: int = 60) -> str:
+    """A value from the file, as a message quotes it: repr, cut to `limit` characters (a file's value can
+    be megabytes long, and an integer past Python's digit limit cannot be written out at all)."""
+    try:
+        text = repr(value)
+    except ValueError:
+        return "an integer too long to write out"
+    return text if len(text) <= limit else text[: limit - 3] + "..."

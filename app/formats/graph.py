@@ -25,6 +25,7 @@ from app.core.diagnostics import Diagnostic, Rule, Severity
 from app.core.payload import LimitExceeded, encode
 from app.core.shapes import Shape, format_shape, wire_shape
 from app.core.tensors import TensorType
+from app.formats.errors import shown
 from app.ops import BY_NAME, DESCRIPTOR
 from app.parsing import describe_errors
 
@@ -232,7 +233,7 @@ def _order(graph: Graph) -> tuple[list[Node], list[Diagnostic]]:
                     diagnostic(
                         "graph.edge",
                         node.path,
-                        f"{_who(node)} writes value {name!r} (output {index}), which {_who(producer[name])} "
+                        f"{_who(node)} writes value {shown(name)} (output {index}), which {_who(producer[name])} "
                         "writes too; each value has one producer",
                     )
                 )
@@ -385,7 +386,7 @@ def _check(
     assert node.translate is not None
     declared = list(_declared(node))
     untyped = [
-        f"input {k} ({node.inputs[k]!r})"
+        f"input {k} ({shown(node.inputs[k])})"
         for k, value in enumerate(inputs)
         if node.inputs[k] is not None and (value is None or value.dtype is None)
     ]
@@ -502,7 +503,7 @@ def _unproduced(graph: Graph, values: Mapping[str, Value]) -> list[Diagnostic]:
                     diagnostic(
                         "graph.edge",
                         where,
-                        f"{_who(node)} reads value {name!r} as input {index}, but no node produces it and "
+                        f"{_who(node)} reads value {shown(name)} as input {index}, but no node produces it and "
                         "the file does not declare it as a graph input",
                     )
                 )

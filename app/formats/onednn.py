@@ -23,7 +23,7 @@ from app.core.config import Settings
 from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.payload import LimitExceeded
 from app.formats import jsonpos
-from app.formats.errors import Malformed
+from app.formats.errors import Malformed, shown
 from app.formats.graph import Graph, Node, Translation, Value, diagnostic, wire_tensor
 
 FORMAT = "onednn"
@@ -139,6 +139,8 @@ def parse(data: bytes, settings: Settings) -> Graph:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
         raise Malformed(f"not JSON: {exc.msg}", "", exc.lineno, exc.colno) from None
+    except ValueError as exc:  # an integer past Python's digit limit: JSON, but not one we can read
+        raise Malformed(f"the JSON cannot be read: {str(exc)[:200]}") from None
     except RecursionError:
         raise LimitExceeded(
             "file",
@@ -195,17 +197,17 @@ class _Reader:
         for key, types in (("id", int), ("kind", str)):
             self.expect(
                 isinstance(op.get(key), types) and not isinstance(op.get(key), bool),
-                f"op `{key}` must be {'an integer' if types is int else 'a string'}; got {op.get(key)!r}",
+                f"op `{key}` must be {'an integer' if types is int else 'a string'}; got {shown(op.get(key))}",
                 f"{path}.{key}" if key in op else path,
             )
         name = op.get("name", "")
-        self.expect(isinstance(name, str), f"op `name` must be a string; got {name!r}", f"{path}.name")
+        self.expect(isinstance(name, str), f"op `name` must be a string; got {shown(name)}", f"{path}.name")
         attrs = op.get("attrs", {})
         self.expect(isinstance(attrs, dict), "`attrs` must be an object of {type, value}", f"{path}.attrs")
         for key, attr in attrs.items():
             self.expect(
                 isinstance(attr, dict) and "value" in attr and isinstance(attr.get("type"), str),
-                f'attribute {key!r} must be {{"type": ..., "value": ...}}',
+                f'attribute {shown(key)} must be {{"type": ..., "value": ...}}',
                 f"{path}.attrs.{key}",
             )
         tensors = {}
@@ -235,12 +237,12 @@ class _Reader:
         tid = item.get("id")
         self.expect(
             isinstance(tid, int) and not isinstance(tid, bool),
-            f"tensor `id` must be an integer; got {tid!r}",
+            f"tensor `id` must be an integer; got {shown(tid)}",
             f"{path}.id" if "id" in item else path,
         )
         dtype = item.get("dtype", "undef")
         self.expect(
-            isinstance(dtype, str), f"tensor `dtype` must be a string; got {dtype!r}", f"{path}.dtype"
+            isinstance(dtype, str), f"tensor `dtype` must be a string; got {shown(dtype)}", f"{path}.dtype"
         )
         shape = item.get("shape")
         self.expect(
@@ -248,7 +250,7 @@ class _Reader:
             or (
                 isinstance(shape, list) and all(isinstance(d, int) and not isinstance(d, bool) for d in shape)
             ),
-            f"tensor `shape` must be a list of integers; got {shape!r}"[:200],
+            f"tensor `shape` must be a list of integers; got {shown(shape)}",
             f"{path}.shape",
         )
         return str(tid), Value(_dtype(dtype), self.shape(shape, path))

@@ -23,7 +23,7 @@ from app.core.config import Settings
 from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.payload import LimitExceeded
 from app.core.shapes import SYMBOL, Shape
-from app.formats.errors import Malformed
+from app.formats.errors import Malformed, shown
 from app.formats.graph import SMALL_CONSTANT, Graph, Node, Translation, Value, diagnostic, wire_tensor
 from app.ops import REGISTRY
 
@@ -65,7 +65,7 @@ def _refuse_external(tensor: onnx.TensorProto, where: str) -> None:
     if tensor.data_location == onnx.TensorProto.EXTERNAL:
         location = _text(next((e.value for e in tensor.external_data if e.key == "location"), "?"))
         raise Malformed(
-            f"{where} keeps its data in the external file {location!r}; external data is refused (never read "
+            f"{where} keeps its data in the external file {shown(location, 200)}; external data is refused (never read "
             "from disk): save the model with its tensors inside",
             where,
         )

@@ -16,6 +16,7 @@ at `offset`/`size`. Paths name the layer by id: `layer[2].data.fill_mode`, `laye
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 from xml.parsers import expat
@@ -25,7 +26,7 @@ import numpy as np
 from app.core.config import Settings
 from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.payload import LimitExceeded
-from app.formats.errors import Malformed
+from app.formats.errors import Malformed, shown
 from app.formats.graph import SMALL_CONSTANT, Graph, Node, Translation, Value, diagnostic, wire_tensor
 
 FORMAT = "openvino"
@@ -141,7 +142,7 @@ class _Reader:
         version = root.attrs.get("version")
         if version not in ("10", "11"):
             raise _malformed(
-                f"IR version {version!r} is not one this reader knows (10, 11)", root, "net.version"
+                f"IR version {shown(version)} is not one this reader knows (10, 11)", root, "net.version"
             )
         layers = root.child("layers")
         if layers is None:
@@ -258,7 +259,7 @@ class _Reader:
             value = -2
         if value < 0:
             self.problems.append(
-                diagnostic("graph.dim", path, f"dim {text!r} is not a dim; IR dims are integers >= 0, -1 or ? for "
+                diagnostic("graph.dim", path, f"dim {text[:40]!r} is not a dim; IR dims are integers >= 0, -1 or ? for "
                            "unknown, or an interval such as 1..10")
             )  # fmt: skip
             return None
@@ -276,7 +277,7 @@ class _Reader:
         value = Value(dtype, out.shape)
         if self.weights is None or dtype not in DTYPES or out.shape is None or None in out.shape:
             return value
-        count = int(np.prod(out.shape, dtype=np.int64)) if out.shape else 1
+        count = math.prod(out.shape)  # type: ignore[arg-type]  # exact: np.prod would wrap past int64
         if count > SMALL_CONSTANT:
             return value  # weights: their types flow, their values are never needed
         try:
@@ -326,7 +327,7 @@ def _translate(
 
     def translate(node: Node, inputs: list[Value | None]) -> Translation:
         if not known:
-            return Translation(None, why=f"{node.kind} version {version!r} is not the one opspec checks")
+            return Translation(None, why=f"{node.kind} version {shown(version)} is not the one opspec checks")
         paths = {
             "attrs": f"{node.path}.data",
             "inputs": f"{node.path}.input",

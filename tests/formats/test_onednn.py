@@ -155,3 +155,12 @@ def test_graph_dump_keys_are_read_past() -> None:
     """ONEDNN_GRAPH_DUMP writes input_ports and output_ports beside graph."""
     dumped = {**GRAPH, "input_ports": [0, 4], "output_ports": [6]}
     assert check(dump(dumped)).valid
+
+
+def test_values_too_long_to_quote_are_cut() -> None:
+    with pytest.raises(Malformed) as caught:
+        graphs.check(b'{"graph": [{"id": ' + b"9" * 5000 + b', "kind": "ReLU"}]}', Settings(), "onednn")
+    assert caught.value.message.startswith("the JSON cannot be read: Exceeds the limit")
+    with pytest.raises(Malformed) as caught:
+        graphs.check(b'{"graph": [{"id": "' + b"x" * 5000 + b'", "kind": "ReLU"}]}', Settings(), "onednn")
+    assert caught.value.message == "op `id` must be an integer; got '" + "x" * 56 + "..."
