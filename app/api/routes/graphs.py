@@ -181,6 +181,15 @@ async def _file(request: Request) -> tuple[bytes, bytes | None, str | None]:
     return await request.body(), None, None
 
 
+def unreadable(request: Request, exc: Malformed) -> Response:
+    """422: the file is not a readable graph; where it broke, with line and column for JSON and XML."""
+    entry: dict[str, Any] = {"path": exc.path, "message": exc.message}
+    if exc.line is not None:
+        entry |= {"line": exc.line, "column": exc.column}
+    # With the harden branch's problem kinds this call reads: problem(request, "malformed", str(exc), [entry])
+    return problem(422, str(exc), [entry])
+
+
 @router.post(
     "/validate",
     response_model=GraphVerdict,
@@ -210,10 +219,7 @@ async def validate_graph(
         data, weights, implied = await _file(request)
         result = await run_in_threadpool(graphs.check, data, settings, format or implied, weights)
     except Malformed as exc:
-        entry: dict[str, Any] = {"path": exc.path, "message": exc.message}
-        if exc.line is not None:
-            entry |= {"line": exc.line, "column": exc.column}
-        return problem(422, str(exc), [entry])
+        return unreadable(request, exc)
     body = GraphVerdict.model_construct(
         format=result.format,
         valid=result.valid,
