@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -118,7 +118,8 @@ class Node:
     signature: Any = None
     constant: Value | None = None  # a node whose one output is a constant value (Const, Constant)
     structural: bool = False  # a graph input, output or constant: no computation, never "not checked"
-    input_paths: list[str] = field(default_factory=list)  # native path of each input, for edge errors
+    # native path of each input, for edge errors: a list, or a pattern such as "{path}.input[{index}]"
+    input_paths: list[str] | str = ""
     line: int | None = None
     column: int | None = None
 
@@ -312,7 +313,7 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
             flow = [node.constant]
             result = _plain(node, inputs, flow, [], memo)
         elif node.translate is None:
-            flow = list(_declared(node))
+            flow = _declared(node)
             result = _plain(node, inputs, flow, [], memo)
             if not node.structural:
                 not_checked[node.kind] += 1
@@ -340,6 +341,8 @@ def _where(positions: Mapping[str, tuple[int, int]], path: str) -> tuple[int | N
 
 def _inputs(node: Node, values: Mapping[str, Value]) -> list[Value | None]:
     """What flows into each input: the producer's value, else what the node itself declares there."""
+    if not node.declared_inputs:  # ONNX: only what flows
+        return [None if name is None else values.get(name) for name in node.inputs]
     out: list[Value | None] = []
     for index, name in enumerate(node.inputs):
         declared = node.declared_inputs[index] if index < len(node.declared_inputs) else None
@@ -360,10 +363,14 @@ def _inputs(node: Node, values: Mapping[str, Value]) -> list[Value | None]:
     return out
 
 
-def _declared(node: Node) -> Iterable[Value]:
-    for index in range(len(node.outputs)):
-        declared = node.declared_outputs[index] if index < len(node.declared_outputs) else None
-        yield declared if declared is not None else Value(None, None)
+def _declared(node: Node) -> list[Value]:
+    declared = node.declared_outputs
+    if len(declared) == len(node.outputs) and None not in declared:
+        return list(declared)  # type: ignore[arg-type]
+    return [
+        (declared[index] if index < len(declared) else None) or Value(None, None)
+        for index in range(len(node.outputs))
+    ]
 
 
 def _plain(
@@ -384,7 +391,7 @@ def _check(
     node: Node, inputs: list[Value | None], settings: Settings, foreign: frozenset[str], memo: Memo
 ) -> tuple[NodeResult, list[Value]]:
     assert node.translate is not None
-    declared = list(_declared(node))
+    declared = _declared(node)
     untyped = [
         f"input {k} ({shown(node.inputs[k])})"
         for k, value in enumerate(inputs)
@@ -498,7 +505,7 @@ def _unproduced(graph: Graph, values: Mapping[str, Value]) -> list[Diagnostic]:
     for node in graph.nodes:
         for index, name in enumerate(node.inputs):
             if name is not None and name not in values:
-                where = node.input_paths[index] if index < len(node.input_paths) else node.path
+                where = _input_path(node, index)
                 out.append(
                     diagnostic(
                         "graph.edge",
@@ -508,6 +515,13 @@ def _unproduced(graph: Graph, values: Mapping[str, Value]) -> list[Diagnostic]:
                     )
                 )
     return out
+
+
+def _input_path(node: Node, index: int) -> str:
+    paths = node.input_paths
+    if isinstance(paths, str):
+        return paths.format(path=node.path, index=index) if paths else node.path
+    return paths[index] if index < len(paths) else node.path
 
 
 def describe_value(value: Value | None) -> str:

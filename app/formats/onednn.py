@@ -229,7 +229,7 @@ class _Reader:
             declared_outputs=[value for _, value in tensors["outputs"]],
             translate=_translate(attrs) if kind in KINDS else None,
             signature=(kind, json.dumps(attrs)) if kind in KINDS else None,
-            input_paths=[f"{path}.inputs[{k}]" for k in range(len(tensors["inputs"]))],
+            input_paths="{path}.inputs[{index}]",
         )
 
     def tensor(self, item: Any, path: str) -> tuple[str, Value]:

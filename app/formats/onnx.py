@@ -168,28 +168,29 @@ class _Reader:
     def node(self, index: int, proto: onnx.NodeProto, declared: dict[str, Value]) -> Node:
         name = _text(proto.name)
         path = f"node[{name or f'#{index}'}]"
-        op_type = _text(proto.op_type)
+        op_type, domain = _text(proto.op_type), proto.domain
+        standard = domain in DEFAULT_DOMAINS
+        out_names = [_text(n) for n in proto.output]
         node = Node(
             id=str(index),
             name=name,
-            kind=op_type if proto.domain in DEFAULT_DOMAINS else f"{_text(proto.domain)}.{op_type}",
+            kind=op_type if standard else f"{_text(domain)}.{op_type}",
             path=path,
-            inputs=[_text(name) or None for name in proto.input],
-            outputs=[_text(name) or f"{path}.output[{k}]" for k, name in enumerate(proto.output)],
-            declared_outputs=[declared.get(_text(name)) for name in proto.output],
-            input_paths=[f"{path}.input[{k}]" for k in range(len(proto.input))],
+            inputs=[_text(n) or None for n in proto.input],
+            outputs=[n or f"{path}.output[{k}]" for k, n in enumerate(out_names)],
+            declared_outputs=[declared.get(n) for n in out_names],
+            input_paths="{path}.input[{index}]",
         )
-        attrs = {a.name: a for a in proto.attribute}
-        if proto.domain not in DEFAULT_DOMAINS:
+        if not standard:
             return node
-        if proto.op_type == "Constant":
+        if op_type == "Constant":
             node.structural = True
-            node.constant = self.constant(attrs, path)
-        elif proto.op_type == "Max":
+            node.constant = self.constant({a.name: a for a in proto.attribute}, path)
+        elif op_type == "Max":
             node.translate = _max
             node.signature = ("Max",)
-        elif proto.op_type == "ReduceMax":
-            node.translate = _reduce_max(self.opset, attrs)
+        elif op_type == "ReduceMax":
+            node.translate = _reduce_max(self.opset, {a.name: a for a in proto.attribute})
             node.signature = ("ReduceMax", self.opset, tuple(a.SerializeToString() for a in proto.attribute))
         return node
 
