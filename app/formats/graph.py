@@ -23,7 +23,7 @@ from app.core import engine
 from app.core.config import Settings
 from app.core.diagnostics import Diagnostic, Rule, Severity
 from app.core.payload import LimitExceeded, encode
-from app.core.shapes import Shape, format_shape, wire_shape
+from app.core.shapes import Shape, wire_shape
 from app.core.tensors import TensorType
 from app.formats.errors import shown
 from app.ops import BY_NAME, DESCRIPTOR
@@ -522,9 +522,3 @@ def _input_path(node: Node, index: int) -> str:
     if isinstance(paths, str):
         return paths.format(path=node.path, index=index) if paths else node.path
     return paths[index] if index < len(paths) else node.path
-
-
-def describe_value(value: Value | None) -> str:
-    if value is None:
-        return "absent"
-    return f"{value.dtype or '?'} {format_shape(value.shape)}"
