@@ -7,6 +7,7 @@ from app.api.limits import BodyLimit
 from app.api.main import V1_ROUTERS
 from app.api.routes import health
 from app.core.config import Settings, get_settings
+from app.web import mount_page
 
 DESCRIPTION = """\
 opspec knows the specifications of tensor operations (oneDNN Graph ReduceMax, OpenVINO SegmentMax-16,
@@ -25,6 +26,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # fewer is a measurable part of a validate request.
     for router in V1_ROUTERS:
         app.include_router(router, prefix="/v1")
+    mount_page(app)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     return app
 

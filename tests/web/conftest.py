@@ -1,0 +1,163 @@
+"""The page in a real browser: the app served by uvicorn on a free loopback port, Debian's Chromium
+driven by Playwright (PyPI playwright without `playwright install`: it cannot download here)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+import uvicorn
+
+from app.main import create_app
+
+CHROMIUM = os.environ.get("OPSPEC_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+# The launch flags that work here as root, headless, with no network but loopback.
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(__file__).parent / "screenshots"
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+
+
+def _no_browser(reason: str) -> None:
+    """In CI a browser that cannot start is a failure; on a developer's machine, a visible skip."""
+    if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+        pytest.fail(f"the browser tests cannot run: {reason}", pytrace=False)
+    pytest.skip(f"the browser tests cannot run: {reason} (`make browser` installs Chromium)")
+
+
+@pytest.fixture(scope="session")
+def base_url() -> Iterator[str]:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning", lifespan="off")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="opspec-page-server", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not server.started:
+        if not thread.is_alive() or time.monotonic() > deadline:
+            pytest.fail("uvicorn did not start serving the app within 20 s")
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    server.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:  # pragma: no cover - dev extra missing
+        _no_browser(f"PyPI playwright is not installed ({exc})")
+    if not Path(CHROMIUM).exists():
+        _no_browser(f"no Chromium at {CHROMIUM}")
+    with sync_playwright() as playwright:
+        try:
+            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
+        except Exception as exc:
+            _no_browser(f"{CHROMIUM} did not start ({exc})")
+        yield browser
+        browser.close()
+
+
+@dataclass
+class Visit:
+    """One page in its own context, with every request and console message it caused."""
+
+    page: object
+    origin: str
+    requests: list[str] = field(default_factory=list)
+    foreign: list[str] = field(default_factory=list)
+    console_errors: list[str] = field(default_factory=list)
+
+    def open(self, fragment: str = "") -> None:
+        self.page.goto(f"{self.origin}/{fragment}")
+        self.wait_result()
+
+    def wait_result(self, after: int = 0) -> None:
+        """Wait until the result region has been drawn more than `after` times (see main.js)."""
+        self.page.wait_for_function(
+            "n => Number(document.documentElement.dataset.results || 0) > n", arg=after, timeout=10_000
+        )
+
+    def results(self) -> int:
+        return int(self.page.evaluate("Number(document.documentElement.dataset.results || 0)"))
+
+    def settle(self, action) -> None:
+        """Do an edit, then wait for the result it causes."""
+        before = self.results()
+        action()
+        self.wait_result(before)
+        # A burst of keystrokes may be answered more than once; wait until no check is pending.
+        self.page.wait_for_timeout(120)
+
+    def screenshot(self, name: str) -> Path:
+        SCREENSHOTS.mkdir(exist_ok=True)
+        path = SCREENSHOTS / f"{name}.png"
+        self.page.screenshot(path=str(path), full_page=True)
+        return path
+
+
+def _visit(browser, base_url: str, viewport: dict, scheme: str) -> Iterator[Visit]:
+    context = browser.new_context(
+        viewport=viewport,
+        color_scheme=scheme,
+        service_workers="block",  # so every request of the page passes the route below
+        permissions=["clipboard-read", "clipboard-write"],
+    )
+    page = context.new_page()
+    visit = Visit(page=page, origin=base_url)
+
+    def route(route) -> None:
+        url = route.request.url
+        visit.requests.append(url)
+        if url == base_url or url.startswith(base_url + "/"):
+            route.continue_()
+        else:
+            visit.foreign.append(url)
+            route.abort()
+
+    page.route("**/*", route)
+    page.on("console", lambda m: visit.console_errors.append(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: visit.console_errors.append(f"uncaught: {e}"))
+    yield visit
+    context.close()
+    assert not visit.foreign, f"the page asked other hosts: {visit.foreign}"
+    assert not visit.console_errors, f"console errors: {visit.console_errors}"
+
+
+@pytest.fixture
+def visit(browser, base_url) -> Iterator[Visit]:
+    yield from _visit(browser, base_url, DESKTOP, "light")
+
+
+@pytest.fixture
+def make_visit(browser, base_url):
+    """Visits at other sizes and colour schemes, each checked like `visit` when the test ends."""
+    made = []
+
+    def make(viewport: dict, scheme: str) -> Visit:
+        generator = _visit(browser, base_url, viewport, scheme)
+        made.append(generator)
+        return next(generator)
+
+    yield make
+    for generator in made:
+        with pytest.raises(StopIteration):
+            next(generator)
