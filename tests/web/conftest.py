@@ -4,6 +4,7 @@ driven by Playwright (PyPI playwright without `playwright install`: it cannot do
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import socket
 import threading
@@ -28,6 +29,7 @@ CHROMIUM_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+EXPECTED_REFUSAL = re.compile(r"Failed to load resource: the server responded with a status of 4(22|13) ")
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -87,6 +89,9 @@ class Visit:
     console_errors: list[str] = field(default_factory=list)
 
     def open(self, fragment: str = "") -> None:
+        """Load the page afresh (a new fragment alone would not reload it)."""
+        if self.page.url != "about:blank":
+            self.page.goto("about:blank")
         self.page.goto(f"{self.origin}/{fragment}")
         self.wait_result()
 
@@ -134,7 +139,14 @@ def _visit(browser, base_url: str, viewport: dict, scheme: str) -> Iterator[Visi
             route.abort()
 
     page.route("**/*", route)
-    page.on("console", lambda m: visit.console_errors.append(m.text) if m.type == "error" else None)
+
+    def console(message) -> None:
+        # Chromium logs every 4xx answer to fetch as "Failed to load resource"; a 422 or 413 is the API's
+        # answer about a descriptor, which the page shows beside the field. Anything else counts.
+        if message.type == "error" and not EXPECTED_REFUSAL.match(message.text):
+            visit.console_errors.append(message.text)
+
+    page.on("console", console)
     page.on("pageerror", lambda e: visit.console_errors.append(f"uncaught: {e}"))
     yield visit
     context.close()
