@@ -55,7 +55,7 @@ def test_reduce_max_typed(visit):
     text = result_text(visit)
     assert "Valid" in text
     assert "f32[2, 1, 4]" in text
-    assert visit.page.locator("#summary").is_hidden()
+    assert visit.page.locator("#result .summary").count() == 0
 
 
 def test_segment_max_typed(visit):
@@ -119,7 +119,7 @@ def test_invalid_axis_marks_the_axes_field_with_the_rule(visit):
     assert "Invalid" in text and "ReduceMax.axes.range" in text
     assert "Every axis is in [-r, r-1]" in text  # the rule's statement from GET /v1/ops/ReduceMax
     # The summary links to the field, and following the link keeps the #d= link.
-    summary = visit.page.locator("#summary")
+    summary = visit.page.locator("#result .summary")
     assert "There is a problem" in summary.inner_text()
     url = visit.page.url
     summary.get_by_role("link").first.click()

@@ -116,8 +116,10 @@ export class Form {
       { class: "field", "data-path": path },
       el("label", { for: id, class: "field__label", text: label }),
       hint ? el("p", { class: "field__hint", id: hintId, text: hint }) : null,
-      message,
       control,
+      // Below the control, not above as GOV.UK has it: results come as you type, and a message
+      // appearing above would move the field under the cursor.
+      message,
     );
     this.fields.set(path, { wrapper, control, message, hintId: hint ? hintId : null });
     return wrapper;
@@ -358,7 +360,7 @@ export class Form {
     });
     const shape = this.text(`${path}.shape`, formatShape(t.shape), parseShape, (v) => {
       get().shape = v;
-    }, { placeholder: "e.g. 2, N, 4  ( ? unknown dim, * or empty unknown rank)" });
+    }, { placeholder: "2, N, 4 · ? unknown dim · * unknown rank" });
     const rows = [
       el(
         "div",
@@ -376,7 +378,7 @@ export class Form {
           if (v === undefined) delete get().data;
           else get().data = v;
         },
-        { multiline: true, placeholder: "e.g. [[1, nan], [-0, inf]] or 1, 2, 3  (empty: no data)" },
+        { multiline: true, placeholder: "[[1, nan], [-0, inf]] or empty" },
       );
       rows.push(this.field(`${path}.data`, `${name} data`, data));
       const layoutShown = t.strides !== undefined || t.quant !== undefined || detail.kind === "Argmax";

@@ -23,7 +23,7 @@ export class JsonView {
 
   show(descriptor) {
     if (this.editing) return;
-    this.textarea.value = pretty(descriptor);
+    this.textarea.value = pretty(descriptor, "", 64);
     this.textarea.rows = Math.min(30, Math.max(6, this.textarea.value.split("\n").length + 1));
   }
 

@@ -3,8 +3,8 @@
 import * as api from "./api.js";
 import { clone } from "./json.js";
 import { JsonView } from "./jsonview.js";
-import { mark, summarize } from "./marks.js";
-import { render as renderResult } from "./result.js";
+import { mark } from "./marks.js";
+import { renderBar, render as renderResult } from "./result.js";
 import * as url from "./state.js";
 import { Form, skeleton } from "./form.js";
 
@@ -147,8 +147,8 @@ function show(state) {
   const items = state.items ?? [];
   const fields = [...form.fields.values(), jsonField];
   const marked = mark(fields, items, (path) => form.locate(path) ?? jsonField);
-  summarize($("summary"), items, marked);
   renderResult($("result"), state, page.detail, marked);
+  renderBar($("resultbar"), state);
   document.documentElement.dataset.results = String(Number(document.documentElement.dataset.results ?? 0) + 1);
   performance.mark("opspec:result");
 }

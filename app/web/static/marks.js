@@ -1,5 +1,6 @@
-// Diagnostics on the form, after GOV.UK's error message and error summary patterns: the message next
-// to its field (aria-describedby), aria-invalid on the field for an error, a summary linking to each.
+// Diagnostics on the form, after GOV.UK's error message pattern: the message next to its field
+// (aria-describedby), aria-invalid on the field for an error; a warning is marked, not invalid. The
+// summary linking to each field is the result view's diagnostics list.
 
 const LABEL = { error: "Error", warning: "Warning", info: "Note" };
 
@@ -58,39 +59,4 @@ export function mark(allFields, items, locate) {
     control.setAttribute("aria-describedby", [...ids].join(" "));
     return field;
   });
-}
-
-/** The summary above the form: one link per item, each moving focus to its field. */
-export function summarize(box, items, marked) {
-  if (!items.length) {
-    box.hidden = true;
-    box.replaceChildren();
-    return;
-  }
-  const errors = items.filter((i) => (i.severity ?? "error") === "error").length;
-  box.classList.toggle("summary--warning", errors === 0);
-  const title = document.createElement("h2");
-  title.className = "summary__title";
-  title.textContent = errors ? "There is a problem" : "Check these warnings";
-  const list = document.createElement("ul");
-  list.className = "summary__list";
-  items.forEach((item, i) => {
-    const li = document.createElement("li");
-    li.className = `summary__item summary__item--${item.severity ?? "error"}`;
-    const field = marked[i];
-    const text = `${item.path ? `${item.path}: ` : ""}${item.message}`;
-    if (field) {
-      const link = document.createElement("a");
-      link.href = `#${field.control.id}`;
-      link.textContent = text;
-      link.addEventListener("click", (event) => {
-        event.preventDefault();
-        focusField(field);
-      });
-      li.append(link);
-    } else li.append(text);
-    list.append(li);
-  });
-  box.replaceChildren(title, list);
-  box.hidden = false;
 }

@@ -6,6 +6,7 @@ import { focusField } from "./marks.js";
 
 const GRID_CELLS = 4096; // beyond this a grid is unreadable anyway; the text view is cut as well
 const TEXT_CHARS = 20000;
+const SPECIAL = new Set(["NaN", "inf", "-inf", "-0"]); // values a reader must not take for others
 
 function el(tag, className, text) {
   const node = document.createElement(tag);
@@ -57,26 +58,30 @@ function outputsList(outputs, detail) {
 
 function grid(data, shape) {
   const table = el("table", "grid");
-  const rows = shape.length === 2 ? data : [shape.length === 1 ? data : [data]];
-  const width = shape.length === 0 ? 1 : rows[0]?.length ?? 0;
-  const head = el("tr");
-  head.append(el("th", "grid__corner", ""));
-  for (let j = 0; j < width; j++) head.append(el("th", "grid__index", shape.length ? String(j) : ""));
+  const rank = shape.length;
+  const rows = rank === 2 ? data : [rank === 1 ? data : [data]];
+  const width = rows[0]?.length ?? 0;
+  if (rank > 0) {
+    const head = el("tr");
+    if (rank === 2) head.append(el("th", "grid__corner", ""));
+    for (let j = 0; j < width; j++) head.append(el("th", "grid__index", String(j)));
+    const thead = el("thead");
+    thead.append(head);
+    table.append(thead);
+  }
   const body = el("tbody");
   rows.forEach((row, i) => {
     const tr = el("tr");
-    tr.append(el("th", "grid__index", shape.length === 2 ? String(i) : ""));
+    if (rank === 2) tr.append(el("th", "grid__index", String(i)));
     for (const value of row) {
       const shown = formatValue(value);
       const td = el("td", "grid__cell", shown);
-      if (shown === "NaN" || shown === "inf" || shown === "-inf" || shown === "-0") td.classList.add("grid__cell--special");
+      if (SPECIAL.has(shown)) td.classList.add("grid__cell--special");
       tr.append(td);
     }
     body.append(tr);
   });
-  const thead = el("thead");
-  thead.append(head);
-  table.append(thead, body);
+  table.append(body);
   return table;
 }
 
@@ -108,28 +113,33 @@ function valuesView(output, name) {
 
 // --- diagnostics -------------------------------------------------------------------------------------
 
+/** Every diagnostic, as GOV.UK's error summary: a box whose items link to the field each one marks. */
 function diagnosticsList(items, rules, marked) {
+  const errors = items.filter((i) => (i.severity ?? "error") === "error").length;
+  const box = el("div", errors ? "summary" : "summary summary--warning");
+  const title = errors ? "There is a problem" : items.length === 1 ? "A warning" : "Warnings";
+  box.append(el("h3", "summary__title", title));
   const list = el("ol", "diagnostics");
+  box.append(list);
   items.forEach((item, i) => {
     const severity = item.severity ?? "error";
     const li = el("li", `diagnostic diagnostic--${severity}`);
     const head = el("p", "diagnostic__head");
     head.append(el("span", `badge badge--${severity}`, severity));
     if (item.rule) head.append(" ", el("code", "rule-id", item.rule));
-    if (item.path) {
-      head.append(" ");
-      const field = marked[i];
-      if (field) {
-        const link = el("a", "diagnostic__path", item.path);
-        link.href = `#${field.control.id}`;
-        link.addEventListener("click", (event) => {
-          event.preventDefault();
-          focusField(field);
-        });
-        head.append(link);
-      } else head.append(el("code", "diagnostic__path", item.path));
-    }
-    li.append(head, el("p", "diagnostic__message", item.message));
+    if (item.path) head.append(" ", el("code", "diagnostic__path", item.path));
+    const field = marked[i];
+    if (field) {
+      const link = el("a", "diagnostic__message", item.message);
+      link.href = `#${field.control.id}`;
+      link.addEventListener("click", (event) => {
+        event.preventDefault();
+        focusField(field);
+      });
+      const line = el("p");
+      line.append(link);
+      li.append(head, line);
+    } else li.append(head, el("p", "diagnostic__message", item.message));
     const rule = rules.get(item.rule);
     const statement = rule?.statement;
     const spec = item.spec || rule?.spec;
@@ -145,7 +155,7 @@ function diagnosticsList(items, rules, marked) {
     if (item.status) li.append(el("p", "diagnostic__rule", `Reference status: ${item.status}`));
     list.append(li);
   });
-  return list;
+  return box;
 }
 
 /**
@@ -171,6 +181,8 @@ export function render(region, state, detail, marked = []) {
     const { verdict, evaluation } = state;
     const summary = counts(verdict.diagnostics);
     parts.push(verdictLine(verdict.valid ? "valid" : "invalid", verdict.valid ? "Valid" : "Invalid", summary ? `(${summary})` : ""));
+    const problems = state.items.length ? diagnosticsList(state.items, rules, marked) : null;
+    if (!verdict.valid) parts.push(problems);
     if (verdict.outputs) {
       parts.push(el("h3", "result__heading", "Outputs"));
       parts.push(outputsList(verdict.outputs, detail));
@@ -186,10 +198,24 @@ export function render(region, state, detail, marked = []) {
     } else if (verdict.valid) {
       parts.push(el("p", "result__hint", "Give every input data to see the computed values."));
     }
-    if (state.items.length) {
-      parts.push(el("h3", "result__heading", "Diagnostics"));
-      parts.push(diagnosticsList(state.items, rules, marked));
-    }
+    if (verdict.valid && problems) parts.push(problems);
   }
   region.replaceChildren(...parts);
+}
+
+/** The one-line verdict for the bar on narrow screens (the region above is what screen readers hear). */
+export function renderBar(bar, state) {
+  let kind = "problem";
+  let text = "";
+  if (state.phase === "verdict") {
+    const { verdict } = state;
+    kind = verdict.valid ? "valid" : "invalid";
+    const outputs = verdict.outputs ? verdict.outputs.map(typeText).join(", ") : "";
+    const summary = counts(verdict.diagnostics);
+    text = [verdict.valid ? "✓ valid" : "✗ invalid", outputs && `→ ${outputs}`, summary && `(${summary})`];
+  } else if (state.phase === "syntax") text = ["! fix the marked field"];
+  else if (state.phase === "problem") text = [`! not a descriptor: ${state.items[0]?.path || state.status}`];
+  else if (state.phase === "offline") text = ["! the service did not answer"];
+  bar.className = `resultbar resultbar--${kind}`;
+  bar.replaceChildren(...(text || []).filter(Boolean).map((t) => el("span", "", t)));
 }
