@@ -90,7 +90,9 @@ def test_max_adds_and_removes_inputs(visit):
     pick(visit, "Max")
     type_into(visit, "X1 shape", "N, 3, 1")
     visit.settle(lambda: visit.page.get_by_role("button", name="Add input X2").click())
-    type_into(visit, "X2 shape", "4")
+    # The keyboard's place follows: the new input's shape has the focus.
+    assert visit.page.evaluate("document.activeElement.id") == field(visit, "X2 shape").get_attribute("id")
+    visit.settle(lambda: visit.page.keyboard.type("4"))
     assert "f32[N, 3, 4]" in result_text(visit)
     visit.settle(lambda: visit.page.get_by_role("button", name="Add input X3").click())
     type_into(visit, "X3 shape", "?")

@@ -179,9 +179,10 @@ export class Form {
     return el("button", { type: "button", class: "button button--secondary", text, onclick, ...props });
   }
 
-  structural(mutate) {
+  /** A change of the form's structure; `focus` is the id of the control to put the focus on after. */
+  structural(mutate, focus) {
     mutate();
-    this.hooks.onStructure();
+    this.hooks.onStructure(focus);
   }
 
   // --- the sections ---------------------------------------------------------------------------------
@@ -283,7 +284,8 @@ export class Form {
           this.structural(() => {
             while (d.inputs.length < index) d.inputs.push(blankTensor(slots[d.inputs.length].port));
             d.inputs.push(blankTensor(port));
-          }),
+          }, idFor(`${path}.shape`)),
+          { id: `add-input-${index}` },
         );
         parts.push(el("div", { class: "tensor tensor--absent" }, el("p", { class: "field__hint", text: port.description }), add));
         return;
@@ -294,7 +296,7 @@ export class Form {
             this.structural(() => {
               if (variadic || !port) d.inputs.splice(index, 1);
               else d.inputs.length = index; // later optional ports cannot stay without this one
-            }),
+            }, variadic || !port ? "add-input" : `add-input-${index}`),
           )
         : null;
       const tensor = () => {
@@ -306,12 +308,15 @@ export class Form {
     if (variadic) {
       const port = detail.inputs.find((p) => p.variadic);
       parts.push(
-        this.button(`Add input ${port.name}${slots.length + 1}`, () =>
-          this.structural(() => {
-            while (d.inputs.length < slots.length) d.inputs.push(blankTensor(port));
-            const last = d.inputs[d.inputs.length - 1];
-            d.inputs.push({ dtype: last?.dtype ?? port.dtypes[0], shape: null });
-          }),
+        this.button(
+          `Add input ${port.name}${slots.length + 1}`,
+          () =>
+            this.structural(() => {
+              while (d.inputs.length < slots.length) d.inputs.push(blankTensor(port));
+              const last = d.inputs[d.inputs.length - 1];
+              d.inputs.push({ dtype: last?.dtype ?? port.dtypes[0], shape: null });
+            }, idFor(`inputs[${slots.length}].shape`)),
+          { id: "add-input" },
         ),
       );
     }
@@ -329,7 +334,7 @@ export class Form {
             (port, i) => clone(inferred?.[i]) ?? { dtype: port.dtypes[0], shape: null },
           );
         } else delete d.outputs;
-      }),
+      }, box.id),
     );
     const toggle = el(
       "div",

@@ -7,16 +7,16 @@ export class JsonView {
     this.textarea = textarea;
     this.message = message;
     this.onChange = onChange;
-    this.editing = false;
-    let timer = 0;
+    this.editing = false; // the text is the person's: not rewritten until they leave it
+    this.pending = 0; // a read waiting for typing to pause
     textarea.addEventListener("input", () => {
       this.editing = true;
-      clearTimeout(timer);
-      timer = setTimeout(() => this.read(), 120);
+      clearTimeout(this.pending);
+      this.pending = setTimeout(() => this.read(), 120);
     });
     textarea.addEventListener("blur", () => {
-      clearTimeout(timer);
-      if (this.editing) this.read();
+      // Only unread text is read on leaving: reading again would rebuild the form under the click.
+      if (this.pending) this.read();
       this.editing = false;
     });
   }
@@ -28,6 +28,8 @@ export class JsonView {
   }
 
   read() {
+    clearTimeout(this.pending);
+    this.pending = 0;
     let value;
     try {
       value = parseJSON(this.textarea.value);

@@ -25,7 +25,7 @@ const page = {
 
 const form = new Form($("form"), {
   onEdit: () => edited(),
-  onStructure: () => rebuild(),
+  onStructure: (focus) => rebuild(focus),
   onKind: (kind) => pickKind(kind),
   onLoad: (descriptor) => load(descriptor),
 });
@@ -59,8 +59,9 @@ async function pickKind(kind) {
   $("f-kind")?.focus();
 }
 
-function rebuild() {
-  const focused = document.activeElement?.id;
+/** Draw the form again after an input was added or removed, keeping the keyboard's place. */
+function rebuild(focus) {
+  const focused = focus ?? document.activeElement?.id;
   draw(false);
   const again = focused && document.getElementById(focused);
   if (again) again.focus();
