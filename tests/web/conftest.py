@@ -1,34 +1,18 @@
 """The page in a real browser: the app served by uvicorn on a free loopback port, Debian's Chromium
-driven by Playwright (PyPI playwright without `playwright install`: it cannot download here)."""
+driven by Playwright (see browser.py)."""
 
 from __future__ import annotations
 
 import os
 import re
-import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-import uvicorn
 
-from app.main import create_app
+from tests.web.browser import CHROMIUM, launch, serving
 
-CHROMIUM = os.environ.get("OPSPEC_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
-# The launch flags that work here as root, headless, with no network but loopback.
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 EXPECTED_REFUSAL = re.compile(r"Failed to load resource: the server responded with a status of 4(22|13) ")
 SCREENSHOTS = Path(__file__).parent / "screenshots"
 DESKTOP = {"width": 1280, "height": 800}
@@ -43,22 +27,9 @@ def _no_browser(reason: str) -> None:
 
 
 @pytest.fixture(scope="session")
-def base_url() -> Iterator[str]:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    config = uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning", lifespan="off")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="opspec-page-server", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            pytest.fail("uvicorn did not start serving the app within 20 s")
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=10)
+def page_origin() -> Iterator[str]:
+    with serving() as origin:
+        yield origin
 
 
 @pytest.fixture(scope="session")
@@ -71,7 +42,7 @@ def browser():
         _no_browser(f"no Chromium at {CHROMIUM}")
     with sync_playwright() as playwright:
         try:
-            browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, timeout=60_000)
+            browser = launch(playwright)
         except Exception as exc:
             _no_browser(f"{CHROMIUM} did not start ({exc})")
         yield browser
@@ -119,7 +90,7 @@ class Visit:
         return path
 
 
-def _visit(browser, base_url: str, viewport: dict, scheme: str) -> Iterator[Visit]:
+def _visit(browser, page_origin: str, viewport: dict, scheme: str) -> Iterator[Visit]:
     context = browser.new_context(
         viewport=viewport,
         color_scheme=scheme,
@@ -127,12 +98,12 @@ def _visit(browser, base_url: str, viewport: dict, scheme: str) -> Iterator[Visi
         permissions=["clipboard-read", "clipboard-write"],
     )
     page = context.new_page()
-    visit = Visit(page=page, origin=base_url)
+    visit = Visit(page=page, origin=page_origin)
 
     def route(route) -> None:
         url = route.request.url
         visit.requests.append(url)
-        if url == base_url or url.startswith(base_url + "/"):
+        if url == page_origin or url.startswith(page_origin + "/"):
             route.continue_()
         else:
             visit.foreign.append(url)
@@ -155,17 +126,17 @@ def _visit(browser, base_url: str, viewport: dict, scheme: str) -> Iterator[Visi
 
 
 @pytest.fixture
-def visit(browser, base_url) -> Iterator[Visit]:
-    yield from _visit(browser, base_url, DESKTOP, "light")
+def visit(browser, page_origin) -> Iterator[Visit]:
+    yield from _visit(browser, page_origin, DESKTOP, "light")
 
 
 @pytest.fixture
-def make_visit(browser, base_url):
+def make_visit(browser, page_origin):
     """Visits at other sizes and colour schemes, each checked like `visit` when the test ends."""
     made = []
 
     def make(viewport: dict, scheme: str) -> Visit:
-        generator = _visit(browser, base_url, viewport, scheme)
+        generator = _visit(browser, page_origin, viewport, scheme)
         made.append(generator)
         return next(generator)
 

@@ -1,7 +1,7 @@
 // The page: wires the form, the JSON view, the URL state and the result view to the API client.
 // One descriptor object is the state; every edit changes it, and everything else is drawn from it.
 import * as api from "./api.js";
-import { clone } from "./json.js";
+import { clone, stringify } from "./json.js";
 import { JsonView } from "./jsonview.js";
 import { mark } from "./marks.js";
 import { renderBar, render as renderResult } from "./result.js";
@@ -21,6 +21,7 @@ const page = {
   controller: null,
   timer: 0,
   last: { phase: "pending" },
+  early: null, // {body, answer}: a validate sent while the page was still loading
 };
 
 const form = new Form($("form"), {
@@ -37,11 +38,11 @@ async function detailFor(kind) {
 }
 
 /** Replace the whole descriptor (a link, an example, pasted JSON) and draw everything again. */
-async function load(descriptor, { fromJson = false } = {}) {
+async function load(descriptor, { fromJson = false, now = false } = {}) {
   page.descriptor = descriptor;
   page.detail = await detailFor(descriptor.kind);
   if (page.descriptor !== descriptor) return; // a newer load won
-  draw(fromJson);
+  draw(fromJson, { now });
 }
 
 async function pickKind(kind) {
@@ -67,10 +68,10 @@ function rebuild(focus) {
   if (again) again.focus();
 }
 
-function draw(fromJson) {
+function draw(fromJson, { now = false } = {}) {
   form.render(page.descriptor, page.ops, page.detail, page.inferred);
   if (!fromJson) json.show(page.descriptor);
-  changed();
+  changed(now);
 }
 
 /** A field changed the descriptor in place. */
@@ -79,7 +80,7 @@ function edited() {
   changed();
 }
 
-function changed() {
+function changed(now = false) {
   url.write(page.descriptor);
   clearTimeout(page.timer);
   if (form.errors.size) {
@@ -90,7 +91,8 @@ function changed() {
     show({ phase: "syntax", items });
     return;
   }
-  page.timer = setTimeout(check, DEBOUNCE_MS);
+  if (now) check();
+  else page.timer = setTimeout(check, DEBOUNCE_MS);
 }
 
 const hasData = (d) =>
@@ -102,9 +104,12 @@ async function check() {
   const controller = new AbortController();
   page.controller = controller;
   const descriptor = clone(page.descriptor);
+  const body = stringify(descriptor);
+  const early = page.early?.body === body ? page.early.answer : null;
+  page.early = null;
   let state;
   try {
-    const answer = await api.validate(descriptor, controller.signal);
+    const answer = await (early ?? api.validate(descriptor, controller.signal));
     if (answer.status === 200) {
       const verdict = answer.body;
       let evaluation = null;
@@ -195,6 +200,14 @@ window.addEventListener("hashchange", () => {
 });
 
 async function start() {
+  let descriptor = fromFragment();
+  if (descriptor) {
+    // A link's verdict does not wait for the op list and schema: ask for it while they load.
+    const early = clone(descriptor);
+    page.early = { body: stringify(early), answer: api.validate(early) };
+    page.early.answer.catch(() => {});
+    api.getOp(descriptor.kind).catch(() => {});
+  }
   try {
     page.ops = await api.listOps();
   } catch (error) {
@@ -206,12 +219,11 @@ async function start() {
     for (const alias of op.aliases) page.byName.set(alias, op.kind);
     api.getOp(op.kind); // fetched now, so picking another op draws at once
   }
-  let descriptor = fromFragment();
   if (!descriptor) {
     const first = await api.getOp(page.ops[0].kind);
     descriptor = clone(first.examples[0] ?? skeleton(first.kind, first));
   }
-  await load(descriptor);
+  await load(descriptor, { now: true });
 }
 
 start();
