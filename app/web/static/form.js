@@ -141,10 +141,10 @@ export class Form {
   }
 
   /** A text control read by `parse` into `write`; text that does not parse is a form error. */
-  text(path, value, parse, write, { multiline = false, placeholder, inputmode } = {}) {
+  text(path, value, parse, write, { multiline = false, placeholder } = {}) {
     const control = multiline
       ? el("textarea", { rows: String(Math.min(6, Math.max(1, value.split("\n").length))), placeholder })
-      : el("input", { type: "text", placeholder, inputmode });
+      : el("input", { type: "text", placeholder });
     control.value = value;
     control.spellcheck = false;
     control.autocapitalize = "off";
@@ -247,7 +247,6 @@ export class Form {
       }
       if (how.type === "int") {
         const control = this.text(path, value === undefined ? "" : String(value), parseInteger, set(name), {
-          inputmode: "numeric",
           placeholder: required.has(name) ? "required" : "",
         });
         return this.field(path, name, control, hint);

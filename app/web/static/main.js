@@ -68,8 +68,24 @@ function rebuild(focus) {
   if (again) again.focus();
 }
 
+/** The op's notes on real implementations (GET /v1/ops/{kind}), beside the result. */
+function drawNotes(detail) {
+  const notes = detail?.notes ?? [];
+  $("notes").hidden = !notes.length;
+  $("notes-title").textContent = `Where implementations differ from the ${detail?.source ?? ""} spec (${notes.length})`;
+  $("notes-source").textContent = detail ? `${detail.kind}: ${detail.summary}` : "";
+  $("notes-list").replaceChildren(
+    ...notes.map((note) => {
+      const li = document.createElement("li");
+      li.textContent = note;
+      return li;
+    }),
+  );
+}
+
 function draw(fromJson, { now = false } = {}) {
   form.render(page.descriptor, page.ops, page.detail, page.inferred);
+  drawNotes(page.detail);
   if (!fromJson) json.show(page.descriptor);
   changed(now);
 }
