@@ -280,3 +280,34 @@ def test_screens_fit_without_horizontal_scroll(make_visit, size, viewport, schem
     assert "Invalid" in result_text(visit)
     assert visit.page.evaluate("document.documentElement.scrollWidth <= innerWidth")
     visit.screenshot(f"{size}-{scheme}-errors")
+
+
+def test_pasted_json_with_unknown_names_is_shown_not_lost(visit):
+    visit.open()
+    editor = visit.page.get_by_label("descriptor JSON")
+    visit.settle(lambda: editor.fill('{"kind": "Foo", "inputs": []}'))
+    kind = field(visit, "kind")
+    assert kind.get_attribute("aria-invalid") == "true"
+    assert "unknown kind 'Foo'" in visit.page.locator('.field[data-path="kind"]').inner_text()
+    # topk is Argmax's alias of top_k: not in the schema, so it gets a field of its own.
+    pasted = {
+        "kind": "Argmax",
+        "attrs": {"axis": -1, "topk": 2},
+        "inputs": [{"dtype": "sa8", "shape": [6], "quant": {"scale": 1}}],
+    }
+    visit.settle(lambda: editor.fill(json.dumps(pasted)))
+    assert field(visit, "topk").input_value() == "2"
+    assert field(visit, "top_k").input_value() == ""
+    assert "sa32[1, 2]" in result_text(visit)
+    editor.fill('{"kind": "Argmax", ')
+    visit.page.locator("#json-msg").wait_for(state="visible")
+    assert "This is not JSON yet" in visit.page.locator("#json-msg").inner_text()
+    assert editor.get_attribute("aria-invalid") == "true"
+    assert field(visit, "topk").input_value() == "2"  # the form keeps the last descriptor
+
+
+def test_a_broken_link_says_so_and_shows_an_example(visit):
+    visit.open("#d=not-base64-json")
+    assert "cannot be read" in visit.page.locator("#notice").inner_text()
+    assert field(visit, "kind").input_value() == "ReduceMax"
+    assert "Valid" in result_text(visit)
