@@ -63,6 +63,21 @@ function inputSlots(detail, inputs) {
   return slots;
 }
 
+/** The op's dtype table (GET /v1/ops/{kind}), folded: which dtypes go together. */
+function dtypeTable(detail) {
+  const rows = detail.dtypes ?? [];
+  if (!rows.length) return null;
+  const columns = Object.keys(rows[0]);
+  const head = el("tr", {}, ...columns.map((c) => el("th", { scope: "col", text: c })));
+  const body = rows.map((row) => el("tr", {}, ...columns.map((c) => el("td", { text: row[c] ?? "" }))));
+  return el(
+    "details",
+    { class: "dtypes" },
+    el("summary", { text: `dtype table: ${rows.length} supported combination${rows.length === 1 ? "" : "s"}` }),
+    el("div", { class: "dtypes__scroll" }, el("table", { class: "dtypes__table" }, el("thead", {}, head), el("tbody", {}, ...body))),
+  );
+}
+
 export class Form {
   /**
    * @param root the <form> element
@@ -319,7 +334,7 @@ export class Form {
         ),
       );
     }
-    return this.group("inputs", "Inputs", null, ...parts);
+    return this.group("inputs", "Inputs", null, dtypeTable(detail), ...parts);
   }
 
   outputs(d, detail, inferred) {
