@@ -33,6 +33,7 @@ def test_every_file_the_page_loads_is_served_with_its_type():
         response = client.get(f"/{path}")
         assert response.status_code == 200, path
         assert response.headers["content-type"].split(";")[0] == types[Path(path).suffix], path
+        assert response.content == (STATIC / Path(path).name).read_bytes()
 
 
 def test_no_inline_script_no_style_attribute_and_no_other_host():
@@ -56,4 +57,14 @@ def test_the_api_keeps_its_problem_bodies_beside_the_page():
     response = client.get("/no-such-page")
     assert response.status_code == 404
     assert response.headers["content-type"] == "application/problem+json"
-    assert client.get("/web/__init__.py").status_code == 404
+    missing = client.get("/web/__init__.py")
+    assert missing.status_code == 404
+    assert missing.headers["content-type"] == "application/problem+json"
+    assert "main.js" in missing.json()["detail"]
+
+
+def test_an_unchanged_file_is_not_sent_again():
+    first = client.get("/web/main.js")
+    again = client.get("/web/main.js", headers={"If-None-Match": first.headers["etag"]})
+    assert again.status_code == 304
+    assert again.content == b""
