@@ -56,6 +56,12 @@ def test_reduce_max_typed(visit):
     assert "Valid" in text
     assert "f32[2, 1, 4]" in text
     assert visit.page.locator("#result .summary").count() == 0
+    # Declaring the outputs starts from the inferred ones; a wrong one is marked on its field.
+    visit.settle(lambda: visit.page.get_by_label("Check declared outputs against the inferred ones").check())
+    assert field(visit, "dst shape").input_value() == "2, 1, 4"
+    type_into(visit, "dst shape", "2, 4")
+    assert field(visit, "dst shape").get_attribute("aria-invalid") == "true"
+    assert "ReduceMax.outputs.rank" in result_text(visit)
 
 
 def test_segment_max_typed(visit):
@@ -71,6 +77,11 @@ def test_segment_max_typed(visit):
     text = result_text(visit)
     assert "Valid" in text
     assert "f32[3, 4]" in text
+    # An alias of the same op keeps everything typed.
+    visit.settle(lambda: field(visit, "kind").select_option("SegmentMax-16"))
+    assert field(visit, "num_segments data").input_value() == "3"
+    assert from_fragment(visit.page.url)["kind"] == "SegmentMax-16"
+    assert "f32[3, 4]" in result_text(visit)
 
 
 def test_argmax_typed_with_an_alias(visit):

@@ -82,7 +82,8 @@ export class Form {
   /**
    * @param root the <form> element
    * @param hooks onEdit(): a field changed the descriptor (or now fails to parse);
-   *              onStructure(): inputs or kind changed, the form must be built again.
+   *              onStructure(focus): inputs or kind changed, the form must be built again;
+   *              inferred(): the outputs the last verdict inferred, to start declared outputs from.
    */
   constructor(root, hooks) {
     this.root = root;
@@ -93,14 +94,14 @@ export class Form {
   }
 
   /** Build every control for the descriptor `d` of the op `detail` (null when the kind is unknown). */
-  render(d, ops, detail, inferred) {
+  render(d, ops, detail) {
     this.d = d;
     this.detail = detail;
     this.fields.clear();
     this.errors.clear();
     const parts = [this.kindPicker(d, ops, detail)];
     if (detail) {
-      parts.push(this.attributes(d, detail), this.inputs(d, detail), this.outputs(d, detail, inferred));
+      parts.push(this.attributes(d, detail), this.inputs(d, detail), this.outputs(d, detail));
     }
     this.root.replaceChildren(...parts);
   }
@@ -337,7 +338,7 @@ export class Form {
     return this.group("inputs", "Inputs", null, dtypeTable(detail), ...parts);
   }
 
-  outputs(d, detail, inferred) {
+  outputs(d, detail) {
     const declared = Array.isArray(d.outputs);
     const box = el("input", { type: "checkbox", id: "f-declare-outputs" });
     box.checked = declared;
@@ -345,7 +346,7 @@ export class Form {
       this.structural(() => {
         if (box.checked) {
           d.outputs = detail.outputs.map(
-            (port, i) => clone(inferred?.[i]) ?? { dtype: port.dtypes[0], shape: null },
+            (port, i) => clone(this.hooks.inferred()?.[i]) ?? { dtype: port.dtypes[0], shape: null },
           );
         } else delete d.outputs;
       }, box.id),

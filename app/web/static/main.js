@@ -29,6 +29,7 @@ const form = new Form($("form"), {
   onStructure: (focus) => rebuild(focus),
   onKind: (kind) => pickKind(kind),
   onLoad: (descriptor) => load(descriptor),
+  inferred: () => page.inferred,
 });
 const json = new JsonView($("json"), $("json-msg"), (descriptor) => load(descriptor, { fromJson: true }));
 
@@ -84,7 +85,7 @@ function drawNotes(detail) {
 }
 
 function draw(fromJson, { now = false } = {}) {
-  form.render(page.descriptor, page.ops, page.detail, page.inferred);
+  form.render(page.descriptor, page.ops, page.detail);
   drawNotes(page.detail);
   if (!fromJson) json.show(page.descriptor);
   changed(now);
