@@ -108,6 +108,7 @@ def test_max_adds_and_removes_inputs(visit):
     visit.settle(lambda: visit.page.get_by_role("button", name="Add input X3").click())
     type_into(visit, "X3 shape", "?")
     assert "f32[N, 3, 4]" in result_text(visit)
+    assert from_fragment(visit.page.url)["inputs"][2]["shape"] == [-1]
     visit.settle(lambda: visit.page.get_by_role("button", name="Remove X3").click())
     assert field(visit, "X3 shape").count() == 0
     assert len(from_fragment(visit.page.url)["inputs"]) == 2
@@ -188,6 +189,7 @@ def test_pasted_json_fills_the_form(visit):
     assert field(visit, "data dtype").input_value() == "f16"
     assert field(visit, "data shape").input_value() == "5, C"
     assert field(visit, "segment_ids data").input_value() == "[0, 0, 1, 1, 3]"
+    assert field(visit, "data data").input_value() == ""
     assert "f16[4, C]" in result_text(visit)
     assert from_fragment(visit.page.url) == pasted
     # And the other way: the form's edit shows in the JSON.
@@ -200,18 +202,21 @@ def test_a_link_restores_the_page(visit):
     descriptor = {
         "kind": "ReduceMax",
         "attrs": {"axes": [0, -1], "keep_dims": True},
-        "inputs": [{"dtype": "bf16", "shape": ["B", 7, -1]}],
+        "inputs": [{"dtype": "bf16", "shape": [2, 1, 2], "data": [[[1, "nan"]], [[-0.0, "-inf"]]]}],
     }
     visit.open(fragment(descriptor))
     assert field(visit, "kind").input_value() == "ReduceMax"
     assert field(visit, "axes").input_value() == "0, -1"
     assert field(visit, "keep_dims").is_checked()
     assert field(visit, "src dtype").input_value() == "bf16"
-    assert field(visit, "src shape").input_value() == "B, 7, ?"
-    assert "bf16[1, 7, 1]" in result_text(visit)
+    assert field(visit, "src shape").input_value() == "2, 1, 2"
+    assert field(visit, "src data").input_value() == "[[[1, nan]],\n [[-0, -inf]]]"
+    text = result_text(visit)
+    assert "Valid" in text and "bf16[1, 1, 1]" in text
+    assert visit.page.locator("#result .values__text").inner_text() == "[[[NaN]]]"
     assert from_fragment(visit.page.url) == descriptor
-    type_into(visit, "src shape", "B, 7, 9")
-    assert from_fragment(visit.page.url)["inputs"][0]["shape"] == ["B", 7, 9]
+    type_into(visit, "axes", "-1")
+    assert from_fragment(visit.page.url) == {**descriptor, "attrs": {"axes": [-1], "keep_dims": True}}
 
 
 def test_copy_curl_gives_the_same_request(visit):

@@ -158,13 +158,17 @@ export class Form {
 
   /** A text control read by `parse` into `write`; text that does not parse is a form error. */
   text(path, value, parse, write, { multiline = false, placeholder } = {}) {
-    const control = multiline
-      ? el("textarea", { rows: String(Math.min(6, Math.max(1, value.split("\n").length))), placeholder })
-      : el("input", { type: "text", placeholder });
+    const control = multiline ? el("textarea", { placeholder }) : el("input", { type: "text", placeholder });
+    // A textarea as tall as its text (up to 8 lines), so pasted data shows without scrolling.
+    const fit = () => {
+      if (multiline) control.rows = Math.min(8, Math.max(1, control.value.split("\n").length, Math.ceil(control.value.length / 56)));
+    };
     control.value = value;
+    fit();
     control.spellcheck = false;
     control.autocapitalize = "off";
     control.addEventListener("input", () => {
+      fit();
       try {
         write(parse(control.value));
         this.errors.delete(path);

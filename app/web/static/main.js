@@ -20,7 +20,6 @@ const page = {
   seq: 0,
   controller: null,
   timer: 0,
-  last: { phase: "pending" },
   early: null, // {body, answer}: a validate sent while the page was still loading
 };
 
@@ -166,7 +165,6 @@ const jsonField = {
 };
 
 function show(state) {
-  page.last = state;
   const items = state.items ?? [];
   const fields = [...form.fields.values(), jsonField];
   const marked = mark(fields, items, (path) => form.locate(path) ?? jsonField);
@@ -223,7 +221,6 @@ async function start() {
     const early = clone(descriptor);
     page.early = { body: stringify(early), answer: api.validate(early) };
     page.early.answer.catch(() => {});
-    api.getOp(descriptor.kind).catch(() => {});
   }
   try {
     page.ops = await api.listOps();

@@ -167,10 +167,17 @@ export function formatValue(value) {
   return String(value);
 }
 
-/** Data as the data field shows it (the field's own syntax, so it reads back unchanged). */
-export function formatData(value) {
+/** Data as the data field shows it (the field's own syntax, so it reads back unchanged); the rows of
+ * a matrix, or the matrices of a rank-3 tensor, one to a line. */
+export function formatData(value, indent = "") {
   if (value === undefined || value === null) return "";
-  if (Array.isArray(value)) return `[${value.map(formatData).join(", ")}]`;
+  if (Array.isArray(value)) {
+    if (value.length > 1 && value.every(Array.isArray)) {
+      const inner = `${indent} `;
+      return `[${value.map((v, i) => (i ? inner : "") + formatData(v, inner)).join(",\n")}]`;
+    }
+    return `[${value.map((v) => formatData(v, indent)).join(", ")}]`;
+  }
   if (typeof value === "object" && !(value instanceof Lit)) return pretty(value);
   const shown = formatValue(value);
   return shown === "NaN" ? "nan" : shown;
