@@ -163,7 +163,7 @@ def test_not_a_descriptor_shows_the_problem_beside_the_field(visit):
     shape = field(visit, "src shape")
     assert shape.get_attribute("aria-invalid") == "true"
     assert "dim -3 is negative" in visit.page.locator('.field[data-path="inputs[0].shape"]').inner_text()
-    assert "Not a descriptor" in result_text(visit)
+    assert "Not a descriptor yet" in result_text(visit)
     type_into(visit, "src shape", "2, 3 4")  # not readable at all: said on the spot, nothing sent
     assert 'dim 1 is "3 4"' in visit.page.locator('.field[data-path="inputs[0].shape"]').inner_text()
     assert "Fix the marked field" in result_text(visit)

@@ -174,8 +174,10 @@ export function render(region, state, detail, marked = []) {
     parts.push(diagnosticsList(state.items, rules, marked));
   } else if (state.phase === "problem") {
     const body = state.body ?? {};
-    parts.push(verdictLine("problem", "Not a descriptor", `(${state.status} ${body.title ?? ""})`.replace(" )", ")")));
-    parts.push(el("p", "problem__detail", body.detail ?? ""));
+    // A 422 is what the API says of a request that is not (yet) a descriptor: a required attribute
+    // still empty, a negative dim. Its errors are listed one by one, so the joined detail is not.
+    parts.push(verdictLine("problem", "Not a descriptor yet", `(${state.status} ${body.title ?? ""})`.replace(" )", ")")));
+    if (!body.errors?.length) parts.push(el("p", "problem__detail", body.detail ?? ""));
     parts.push(diagnosticsList(state.items, rules, marked));
   } else if (state.phase === "verdict") {
     const { verdict, evaluation } = state;
