@@ -6,6 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
+CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: install serve test lint bench clean browser
 
@@ -26,12 +27,12 @@ lint: $(STAMP)
 
 # The page's tests drive Debian's Chromium (Playwright's own browser download cannot work offline).
 browser:
-	@if [ ! -x /usr/bin/chromium ]; then \
+	@if [ ! -x $(CHROMIUM) ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
 	    echo "installing Debian's chromium for the browser tests (apt, about a minute)"; \
 	    apt-get -o DPkg::Lock::Timeout=600 update -q && \
-	    apt-get -o DPkg::Lock::Timeout=600 install -y -q chromium; \
-	  else echo "no /usr/bin/chromium and no root apt-get: the browser tests skip (and fail under CI=true)"; fi; \
+	    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q chromium; \
+	  else echo "no $(CHROMIUM) and no root apt-get: the browser tests skip (and fail under CI=true)"; fi; \
 	fi
 
 test: lint browser
