@@ -322,6 +322,19 @@ def test_pasted_json_with_unknown_names_is_shown_not_lost(visit):
     assert field(visit, "topk").input_value() == "2"  # the form keeps the last descriptor
 
 
+def test_pasted_json_of_the_wrong_shapes_breaks_nothing(visit):
+    visit.open()
+    editor = visit.page.get_by_label("descriptor JSON")
+    odd = {"kind": "Max", "attrs": [1], "inputs": [1, None, {"dtype": "f32", "shape": "2,3"}]}
+    visit.settle(lambda: editor.fill(json.dumps(odd)))
+    assert "Not a descriptor yet" in result_text(visit)
+    type_into(visit, "X1 shape", "2, 3")  # an edit turns the odd entry into a tensor
+    assert from_fragment(visit.page.url)["inputs"][0] == {"dtype": "f32", "shape": [2, 3]}
+    visit.settle(lambda: editor.fill('{"kind": "ReduceMax", "inputs": "src"}'))
+    assert "inputs is not a list" in visit.page.locator("#f-inputs").inner_text()
+    # Uncaught errors would fail the test when the visit ends.
+
+
 def test_a_broken_link_says_so_and_shows_an_example(visit):
     visit.open("#d=not-base64-json")
     assert "cannot be read" in visit.page.locator("#notice").inner_text()

@@ -31,6 +31,8 @@ function el(tag, props = {}, ...children) {
   return node;
 }
 
+const isObject = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+
 /** How an attribute is edited, from its JSON schema. */
 function attrControl(prop) {
   if (prop.type === "boolean") return { type: "bool" };
@@ -235,14 +237,14 @@ export class Form {
     const props = schema.properties ?? {};
     const required = new Set(schema.required ?? []);
     const attrs = () => {
-      if (!d.attrs || typeof d.attrs !== "object") d.attrs = {};
+      if (!isObject(d.attrs)) d.attrs = {};
       return d.attrs;
     };
     const set = (name) => (value) => {
       if (value === undefined) delete attrs()[name];
       else attrs()[name] = value;
     };
-    const current = d.attrs && typeof d.attrs === "object" ? d.attrs : {};
+    const current = isObject(d.attrs) ? d.attrs : {};
     const controls = Object.entries(props).map(([name, prop]) => {
       const path = `attrs.${name}`;
       const how = attrControl(prop);
@@ -291,7 +293,12 @@ export class Form {
   }
 
   inputs(d, detail) {
-    if (!Array.isArray(d.inputs)) d.inputs = [];
+    if (d.inputs !== undefined && !Array.isArray(d.inputs)) {
+      // Pasted JSON whose inputs are not a list: the API says so at "inputs"; the form shows nothing
+      // it would have to invent, and the JSON view stays the place to fix it.
+      return this.group("inputs", "Inputs", "inputs is not a list here; fix it in the JSON below.");
+    }
+    if (d.inputs === undefined) d.inputs = [];
     const slots = inputSlots(detail, d.inputs);
     const variadic = detail.inputs.some((p) => p.variadic);
     const parts = [];
@@ -320,6 +327,7 @@ export class Form {
         : null;
       const tensor = () => {
         while (d.inputs.length <= index) d.inputs.push(blankTensor(slots[d.inputs.length].port));
+        if (!isObject(d.inputs[index])) d.inputs[index] = blankTensor(port);
         return d.inputs[index];
       };
       parts.push(this.tensor(path, name, port, tensor, d.inputs[index] ?? blankTensor(port), remove, detail, true));
@@ -366,7 +374,10 @@ export class Form {
       d.outputs.forEach((tensor, index) => {
         const port = detail.outputs[index];
         const name = port?.name ?? `output ${index}`;
-        const get = () => d.outputs[index];
+        const get = () => {
+          if (!isObject(d.outputs[index])) d.outputs[index] = blankTensor(port);
+          return d.outputs[index];
+        };
         parts.push(this.tensor(`outputs[${index}]`, name, port, get, tensor, null, detail, false));
       });
     }
@@ -375,7 +386,7 @@ export class Form {
 
   /** One tensor's controls: `<name> dtype`, `<name> shape`, and for inputs `<name> data`. */
   tensor(path, name, port, get, tensor, remove, detail, isInput) {
-    const t = tensor && typeof tensor === "object" ? tensor : {};
+    const t = isObject(tensor) ? tensor : {};
     const dtypes = [...(port?.dtypes ?? [])];
     if (t.dtype !== undefined && !dtypes.includes(t.dtype)) dtypes.push(String(t.dtype));
     if (!dtypes.length) dtypes.push("f32");
