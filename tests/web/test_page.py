@@ -340,3 +340,46 @@ def test_a_broken_link_says_so_and_shows_an_example(visit):
     assert "cannot be read" in visit.page.locator("#notice").inner_text()
     assert field(visit, "kind").input_value() == "ReduceMax"
     assert "Valid" in result_text(visit)
+
+
+SYNTAX_CASES = """async () => {
+  const s = await import("./web/syntax.js");
+  const { stringify } = await import("./web/json.js");
+  const shape = (t) => { try { return stringify(s.parseShape(t)); } catch (e) { return "error: " + e.message; } };
+  const data = (t) => { try { return stringify(s.parseData(t) ?? "none"); } catch (e) { return "error: " + e.message; } };
+  return {
+    shapes: ["2, N, 4", '[2, "N", 4]', "?", "*", "", "[]", "2, ?, -1", "2,, 3", "2, 3x"].map(shape),
+    data: ["[[1, nan], [-0, inf]]", "1, 2, 3", "-0", "18446744073709551615", '["NaN", "-Infinity"]',
+           "[1, [2", "{\\"encoding\\": \\"base64\\", \\"bytes\\": \\"AAA=\\"}", "", "true, false"].map(data),
+    shown: [s.formatShape([2, "N", -1, null]), s.formatShape(null), s.formatShape([]),
+            s.formatData([[1, "nan"], [-0, "-inf"]]), s.formatValue(-0), s.formatValue("nan")],
+  };
+}"""
+
+
+def test_the_field_syntax(visit):
+    visit.open()
+    got = visit.page.evaluate(SYNTAX_CASES)
+    assert got["shapes"] == [
+        '[2,"N",4]',
+        '[2,"N",4]',
+        "[-1]",
+        "null",
+        "null",
+        "[]",
+        "[2,-1,-1]",
+        "error: dim 1 is empty; a dim is a size (4), ? for unknown, or a symbol (N)",
+        'error: dim 1 is "3x"; a dim is a size (4), ? for unknown, or a symbol (N)',
+    ]
+    assert got["data"] == [
+        '[[1,"nan"],[-0.0,"inf"]]',
+        "[1,2,3]",
+        "-0.0",
+        "18446744073709551615",
+        '["nan","-inf"]',
+        "error: the data ends early; a ] or a value is missing",
+        '{"encoding":"base64","bytes":"AAA="}',
+        '"none"',
+        "[true,false]",
+    ]
+    assert got["shown"] == ["2, N, ?, ?", "", "[]", "[[1, nan],\n [-0, -inf]]", "-0", "NaN"]

@@ -140,6 +140,7 @@ export function parseData(text) {
         items.push(value());
         const next = tokens[at++];
         if (next === "]") return items;
+        if (next === undefined) throw new SyntaxProblem("the data ends early; a ] or a value is missing");
         if (next !== ",") throw new SyntaxProblem(`expected , or ] after item ${items.length - 1}`);
       }
     }
