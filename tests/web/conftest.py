@@ -84,9 +84,15 @@ class Visit:
         self.page.wait_for_timeout(120)
 
     def screenshot(self, name: str) -> Path:
+        """The whole page at once. The viewport is made as tall as the page for it: a full-page capture
+        would otherwise paint the sticky verdict bar where the screen's bottom was, mid-page."""
         SCREENSHOTS.mkdir(exist_ok=True)
         path = SCREENSHOTS / f"{name}.png"
-        self.page.screenshot(path=str(path), full_page=True)
+        size = self.page.viewport_size
+        height = self.page.evaluate("document.documentElement.scrollHeight")
+        self.page.set_viewport_size({"width": size["width"], "height": height})
+        self.page.screenshot(path=str(path))
+        self.page.set_viewport_size(size)
         return path
 
 
