@@ -56,6 +56,7 @@ class Visit:
     page: object
     origin: str
     requests: list[str] = field(default_factory=list)
+    posted: list[str | None] = field(default_factory=list)  # each POST's Content-Type
     foreign: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
 
@@ -109,6 +110,8 @@ def _visit(browser, page_origin: str, viewport: dict, scheme: str) -> Iterator[V
     def route(route) -> None:
         url = route.request.url
         visit.requests.append(url)
+        if route.request.method == "POST":
+            visit.posted.append(route.request.headers.get("content-type"))
         if url == page_origin or url.startswith(page_origin + "/"):
             route.continue_()
         else:

@@ -269,6 +269,14 @@ def test_every_control_has_a_visible_label_and_requests_stay_home(visit):
     assert visit.page.locator("#result").get_attribute("role") == "status"
     paths = {url.removeprefix(visit.origin) for url in visit.requests}
     assert {"/", "/web/main.js", "/v1/ops", "/v1/validate"} <= paths
+    assert visit.posted and set(visit.posted) == {"application/json"}
+    # The keyboard reaches the picker, the attributes, the inputs, the JSON and the copy button.
+    visit.page.locator("body").focus()
+    reached = set()
+    for _ in range(40):
+        visit.page.keyboard.press("Tab")
+        reached.add(visit.page.evaluate("document.activeElement.id"))
+    assert {"f-kind", "f-attrs-axes", "f-inputs-0-shape", "f-inputs-0-data", "json", "copy-curl"} <= reached
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
