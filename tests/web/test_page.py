@@ -206,6 +206,7 @@ def test_a_link_restores_the_page(visit):
     }
     visit.open(fragment(descriptor))
     assert field(visit, "kind").input_value() == "ReduceMax"
+    assert visit.page.title() == "ReduceMax · opspec shape calculator"
     assert field(visit, "axes").input_value() == "0, -1"
     assert field(visit, "keep_dims").is_checked()
     assert field(visit, "src dtype").input_value() == "bf16"

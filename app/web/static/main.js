@@ -98,6 +98,8 @@ function edited() {
 
 function changed(now = false) {
   url.write(page.descriptor);
+  // The tab (and a bookmark of the link) names the op on screen.
+  document.title = `${page.descriptor.kind ?? "?"} · opspec shape calculator`;
   clearTimeout(page.timer);
   if (form.errors.size) {
     // Text the form cannot read is never sent: the field says what it expected.
