@@ -6,7 +6,6 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
-CHROMIUM ?= /usr/bin/chromium
 
 .PHONY: install serve test lint bench clean browser
 
@@ -26,6 +25,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check app tests bench
 
 # The page's tests drive Debian's Chromium (Playwright's own browser download cannot work offline).
+CHROMIUM ?= /usr/bin/chromium
 browser:
 	@if [ ! -x $(CHROMIUM) ]; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
