@@ -22,11 +22,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     problems.install(app)
     app.include_router(health.router)
+    mount_page(app)
     # Each router straight onto the app: FastAPI matches nested routers level by level, and one level
     # fewer is a measurable part of a validate request.
     for router in V1_ROUTERS:
         app.include_router(router, prefix="/v1")
-    mount_page(app)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     return app
 
