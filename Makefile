@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 HOST   ?= 127.0.0.1
 PORT   ?= 8000
 
-.PHONY: install serve test lint bench clean browser
+.PHONY: install serve test lint bench clean
 
 install: $(STAMP)
 
@@ -24,17 +24,6 @@ lint: $(STAMP)
 	$(BIN)/ruff check app tests bench
 	$(BIN)/ruff format --check app tests bench
 
-# The page's tests drive Debian's Chromium (Playwright's own browser download cannot work offline).
-CHROMIUM ?= /usr/bin/chromium
-browser:
-	@if [ ! -x $(CHROMIUM) ]; then \
-	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
-	    echo "installing Debian's chromium for the browser tests (apt, about a minute)"; \
-	    apt-get -o DPkg::Lock::Timeout=600 update -q && \
-	    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q chromium; \
-	  else echo "no $(CHROMIUM) and no root apt-get: the browser tests skip (and fail under CI=true)"; fi; \
-	fi
-
 test: lint browser
 	$(BIN)/python -m pytest
 
@@ -43,3 +32,15 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info
+
+# The page's tests drive Debian's Chromium (Playwright's own browser download cannot work offline).
+CHROMIUM ?= /usr/bin/chromium
+.PHONY: browser
+browser:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Debian's chromium for the browser tests (apt, about a minute)"; \
+	    apt-get -o DPkg::Lock::Timeout=600 update -q && \
+	    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q chromium; \
+	  else echo "no $(CHROMIUM) and no root apt-get: the browser tests skip (and fail under CI=true)"; fi; \
+	fi
