@@ -56,6 +56,13 @@ class Settings(BaseSettings):
         description="Most diagnostics listed for one descriptor (and errors in one problem body); past it, "
         "one summary per rule says how many more there are.",
     )
+    max_graph_bytes: int = Field(
+        64 << 20, ge=1, description="Largest graph file (oneDNN JSON, OpenVINO IR with weights, ONNX) read."
+    )
+    max_graph_nodes: int = Field(100_000, ge=1, description="Most nodes one graph file may hold.")
+    max_graph_depth: int = Field(
+        64, ge=1, description="Deepest nesting of JSON or XML a graph file may have."
+    )
 
 
 @lru_cache
