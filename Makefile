@@ -31,12 +31,26 @@ lint: $(STAMP)
 image:
 	scripts/image.sh $(IMAGE)
 
-test: lint
+test: lint browser
 	@if [ -z "$$SKIP_IMAGE_TEST" ] || [ -n "$$CI" ]; then scripts/image.sh $(IMAGE); fi
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
+	@echo "installing the bench extra (onnx, onnxruntime, openvino: the engines the kernels race against)"
+	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev,bench]'
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info
+
+# The page's tests drive Debian's Chromium (Playwright's own browser download cannot work offline).
+CHROMIUM ?= /usr/bin/chromium
+.PHONY: browser
+browser:
+	@if [ ! -x $(CHROMIUM) ]; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Debian's chromium for the browser tests (apt, about a minute)"; \
+	    apt-get -o DPkg::Lock::Timeout=600 update -q && \
+	    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q chromium; \
+	  else echo "no $(CHROMIUM) and no root apt-get: the browser tests skip (and fail under CI=true)"; fi; \
+	fi

@@ -1,0 +1,28 @@
+"""opspec: `from app import validate, evaluate` checks and runs descriptors in-process (app/library.py).
+
+The names load on first use, so `import app.core...` does not pull in the ops and pydantic models."""
+
+from __future__ import annotations
+
+from typing import Any
+
+__all__ = ["Invalid", "LimitExceeded", "Malformed", "NotEvaluable", "evaluate", "validate"]
+
+_HOMES = {
+    "validate": "app.library",
+    "evaluate": "app.library",
+    "Malformed": "app.library",
+    "Invalid": "app.core.engine",
+    "NotEvaluable": "app.core.engine",
+    "LimitExceeded": "app.core.payload",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOMES:
+        raise AttributeError(f"module 'app' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(_HOMES[name]), name)
+    globals()[name] = value
+    return value

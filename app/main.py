@@ -9,6 +9,7 @@ from app.api.main import V1_ROUTERS
 from app.api.middleware import Gate, MediaGate, RouteTable, configure_access_log
 from app.api.routes import health
 from app.core.config import Settings, get_settings
+from app.web import mount_page
 
 DESCRIPTION = """\
 opspec knows the specifications of tensor operations (oneDNN Graph ReduceMax, OpenVINO SegmentMax-16,
@@ -25,6 +26,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     problems.install(app)
     openapi.install(app)
     app.include_router(health.router)
+    mount_page(app)
     # Each router straight onto the app: FastAPI matches nested routers level by level, and one level
     # fewer is a measurable part of a validate request.
     for router in V1_ROUTERS:

@@ -21,3 +21,24 @@ def race(repeats: int, *runs: Callable[[], object]) -> list[float]:
             run()
             best[index] = min(best[index], time.perf_counter() - start)
     return best
+
+
+def race_median(repeats: int, *runs: Callable[[], object]) -> list[float]:
+    """The median time of each run, taking turns as `race` does: for figures where a typical run, not
+    the luckiest, is the claim (the kernel goals)."""
+    times: list[list[float]] = [[] for _ in runs]
+    for _ in range(repeats):
+        for index, run in enumerate(runs):
+            start = time.perf_counter()
+            run()
+            times[index].append(time.perf_counter() - start)
+    return [sorted(t)[len(t) // 2] for t in times]
+
+
+def verdict(ratio: float, goal: float, *, at_least: bool = False) -> str:
+    """`met` or `missed by N%` against a ratio goal (at most, or at least with at_least)."""
+    met = ratio >= goal if at_least else ratio <= goal
+    if met:
+        return "met"
+    off = goal / ratio - 1 if at_least else ratio / goal - 1
+    return f"MISSED by {off:.0%}"

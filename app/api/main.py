@@ -1,3 +1,8 @@
-from app.api.routes import check, ops, verify
+from app.api.routes import check, graphs, ops, verify
 
-V1_ROUTERS = (check.router, ops.router, verify.router)  # check first: its routes are the hot ones
+V1_ROUTERS = (
+    check.router,
+    ops.router,
+    verify.router,
+    graphs.router,
+)  # check first: its routes are the hot ones

@@ -25,7 +25,7 @@ class Settings(BaseSettings):
         description="Most sequential steps one evaluation may take (Argmax's tie order is a heap walked one "
         "step at a time); a request over it is refused before it runs.",
     )
-    max_batch: int = Field(1024, ge=1, description="Most descriptors in one batch request.")
+    max_batch: int = Field(100_000, ge=1, description="Most descriptors in one batch request.")
     inline_body_bytes: int = Field(
         16 << 10,
         ge=0,
@@ -68,6 +68,13 @@ class Settings(BaseSettings):
         ge=1,
         description="Most diagnostics listed for one descriptor (and errors in one problem body); past it, "
         "one summary per rule says how many more there are.",
+    )
+    max_graph_bytes: int = Field(
+        64 << 20, ge=1, description="Largest graph file (oneDNN JSON, OpenVINO IR with weights, ONNX) read."
+    )
+    max_graph_nodes: int = Field(100_000, ge=1, description="Most nodes one graph file may hold.")
+    max_graph_depth: int = Field(
+        64, ge=1, description="Deepest nesting of JSON or XML a graph file may have."
     )
 
 

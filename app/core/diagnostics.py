@@ -17,7 +17,7 @@ from app.core.numbers import clip
 
 MESSAGE_CHARS = 400  # a message quotes request values; each quote is cut already, this bounds the whole
 
-Severity = Literal["error", "warning"]
+Severity = Literal["error", "warning", "info"]  # info: what a reader translated or assumed
 Message = (
     str | Callable[[], str]
 )  # a callable is called only if the diagnostic is listed (torch._check's way)

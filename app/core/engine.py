@@ -168,8 +168,13 @@ class NotEvaluable(PathError):
 
 class Invalid(Exception):
     def __init__(self, verdict: Verdict):
-        super().__init__(f"{verdict.kind} descriptor is not valid")
+        errors = "; ".join(f"{d.path}: {d.message}" for d in verdict.diagnostics if d.severity == "error")
+        super().__init__(f"{verdict.kind} descriptor is not valid: {errors}")
         self.verdict = verdict
+
+    @property
+    def diagnostics(self) -> list[Diagnostic]:
+        return self.verdict.diagnostics
 
 
 @dataclass
@@ -179,7 +184,10 @@ class Evaluation:
     diagnostics: list[Diagnostic]
 
 
-def evaluate(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> Evaluation:
+def run(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Verdict, list[np.ndarray]]:
+    """Check, then run the kernel on the decoded inputs: the verdict and one array per output, unencoded.
+
+    Raises Invalid, NotEvaluable or LimitExceeded (before anything output-sized is allocated)."""
     verdict, ctx = check(spec, descriptor, settings)
     if not verdict.valid:
         raise Invalid(verdict)
@@ -224,16 +232,22 @@ def evaluate(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> Evalua
                 f"{spec.kind} would take up to {steps.count:,} steps one after another ({steps.why}), above the "
                 f"limit of {settings.max_kernel_steps:,} (max_kernel_steps)",
             )
-    results = spec.evaluate(descriptor, arrays)  # type: ignore[arg-type]
-    as_base64 = any(is_base64(t.data) for t in inputs)
-    wire = []
+    results = list(spec.evaluate(descriptor, arrays))  # type: ignore[arg-type]
     for out, array in zip(outputs, results, strict=True):
         assert array.shape == tuple(out.shape), f"{spec.kind} kernel gave {array.shape}, inferred {out.shape}"  # type: ignore[arg-type]
-        wire.append(
-            {
-                "dtype": out.dtype,
-                "shape": list(array.shape),
-                "data": encode(array, out.dtype, as_base64=as_base64),
-            }
-        )
+    return verdict, results
+
+
+def evaluate(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> Evaluation:
+    """`run`, with the outputs encoded for the wire in the request's own encoding."""
+    verdict, results = run(spec, descriptor, settings)
+    as_base64 = any(is_base64(t.data) for t in descriptor.inputs)
+    wire = [
+        {
+            "dtype": out.dtype,
+            "shape": list(array.shape),
+            "data": encode(array, out.dtype, as_base64=as_base64),
+        }
+        for out, array in zip(verdict.outputs or [], results, strict=True)
+    ]
     return Evaluation(spec.kind, wire, verdict.diagnostics)

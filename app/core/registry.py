@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, get_args
 
 import numpy as np
@@ -139,11 +140,11 @@ class OpSpec:
     def aliases(self) -> tuple[str, ...]:
         return tuple(name for name in self.descriptor.names if name != self.kind)
 
-    @property
+    @cached_property  # read on every check: worked out once per op
     def input_count_rule(self) -> str:
         return self.count_rule or f"{self.kind}.inputs.count"
 
-    @property
+    @cached_property
     def arity(self) -> tuple[int, int]:
         low = sum(1 for p in self.inputs if not p.optional)
         high = VARIADIC_MAX if any(p.variadic for p in self.inputs) else len(self.inputs)

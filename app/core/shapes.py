@@ -10,6 +10,7 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from app.core.numbers import INT64_MAX, INT64_RANGE, format_int, show
 
@@ -22,6 +23,8 @@ SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 def parse_dim(value: object) -> Dim:
     """A wire dim to our form; ValueError says what a dim may be."""
+    if type(value) is int and 0 <= value <= INT64_MAX:  # the common case first: every dim comes here
+        return value
     if isinstance(value, bool):
         raise ValueError(f"dim {value!r} is a boolean; a dim is an integer >= 0, -1, null, '?' or a symbol")
     if value is None or value == "?" or value == -1:
@@ -176,8 +179,7 @@ class Broadcast:
     assumptions: list[BroadcastAssumption] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
-class _Entry:
+class _Entry(NamedTuple):  # a tuple, not a frozen dataclass: built per input per dim, its __init__ showed
     input: int
     axis: int
     size: Dim
@@ -190,6 +192,9 @@ def broadcast_shapes(shapes: Sequence[Shape | None]) -> Broadcast:
     input must have that size or 1. Unlike NumPy, a 0 does not win over 1: [0] with [1] is an error.
     Symbols are kept where they decide a dim, and each guess the answer rests on is stated. An input
     of unknown rank makes the output's rank unknown; the others are still checked against each other."""
+    static = _broadcast_static(shapes)
+    if static is not None:
+        return Broadcast(shape=static)
     known = [(index, shape) for index, shape in enumerate(shapes) if shape is not None]
     rank = max((len(shape) for _, shape in known), default=0)
     rank_known = len(known) == len(shapes)
@@ -208,6 +213,23 @@ def broadcast_shapes(shapes: Sequence[Shape | None]) -> Broadcast:
     else:
         result.assumptions.clear()  # the answer is "rank unknown": it rests on no guess about sizes
     return result
+
+
+def _broadcast_static(shapes: Sequence[Shape | None]) -> Shape | None:
+    """The same rule on the common case, every dim a known integer and none clashing, without an
+    object per input per dim; None when the full rule must speak (a symbol, an unknown, a clash)."""
+    rank = 0
+    for shape in shapes:
+        if shape is None or not all(type(d) is int for d in shape):
+            return None
+        rank = max(rank, len(shape))
+    out = []
+    for column in zip(*[(1,) * (rank - len(shape)) + shape for shape in shapes], strict=True):  # type: ignore[operator]
+        largest = max(column)
+        if any(d != largest and d != 1 for d in column):
+            return None
+        out.append(largest)
+    return tuple(out)
 
 
 def _dim_name(dim: int) -> str:

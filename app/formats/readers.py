@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from app.formats import descriptors
+from app.formats import descriptors, graphs, sniff
 from app.formats.source import Source, unreadable
 from app.report.model import FileReport
 
@@ -40,10 +40,19 @@ def lazy(target: str) -> Callable[..., Any]:
 
 
 READERS: list[Reader] = [
+    # graphs imports each format's reader (and its library) only when a file of that format comes
+    Reader("onnx", (".onnx",), graphs.read_onnx, sniff.onnx_model),
+    Reader("openvino", (".xml",), graphs.read_openvino, sniff.openvino_ir),  # net.bin beside it is read too
+    Reader("onednn", (".json",), graphs.read_onednn, sniff.onednn_json),
     Reader(descriptors.FORMAT, (".json",), descriptors.read),
 ]
 
 SUFFIXES = frozenset(suffix for reader in READERS for suffix in reader.suffixes)
+# Extensions every reader of which must recognise the content (.xml: only an OpenVINO IR is read), so a
+# folder's other XML files (a pom.xml) are passed over rather than reported as unreadable.
+CLAIMED_ONLY = frozenset(
+    suffix for suffix in SUFFIXES if all(r.sniff is not None for r in READERS if suffix in r.suffixes)
+)
 SNIFF_BYTES = 4096  # how much of a file a sniff sees
 
 
@@ -72,5 +81,17 @@ def walk(root: Path) -> Iterator[Path]:
     for folder, subfolders, files in os.walk(root):
         subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d != "node_modules")
         for name in sorted(files):
-            if os.path.splitext(name)[1].lower() in SUFFIXES:
+            suffix = os.path.splitext(name)[1].lower()
+            if suffix in CLAIMED_ONLY and not _claimed(Path(folder, name), suffix):
+                continue
+            if suffix in SUFFIXES:
                 yield Path(folder, name)
+
+
+def _claimed(path: Path, suffix: str) -> bool:
+    try:
+        with path.open("rb") as file:
+            head = file.read(SNIFF_BYTES)
+    except OSError:
+        return True  # unreadable: reported as such when it is read
+    return any(r.sniff is not None and r.sniff(head) for r in READERS if suffix in r.suffixes)

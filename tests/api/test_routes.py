@@ -286,3 +286,10 @@ def test_strides_of_the_wrong_length_are_a_rule_not_a_malformed_body(client) -> 
         ("ReduceMax.strides.rank", "outputs[0].strides"),
         ("ReduceMax.strides.rank", "inputs[0].strides"),
     ]
+
+
+def test_batch_past_the_old_limit_of_1024(client) -> None:
+    response = client.post("/v1/validate/batch", json={"ops": [GOOD] * 3000})
+    assert response.status_code == 200
+    assert len(response.json()["results"]) == 3000
+    assert Settings().max_batch >= 100_000

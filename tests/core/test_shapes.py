@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from app.core import shapes as shapes_module
 from app.core.shapes import (
     broadcast_shapes,
     format_shape,
@@ -145,3 +146,21 @@ def test_unknown_rank_counts_dims_from_the_right() -> None:
     [problem] = result.problems
     assert (problem.input, problem.axis, problem.dim) == (0, 0, -2)
     assert "dim -2 (counted from the right" in problem.message
+
+
+@given(static_shapes)
+def test_the_static_fast_path_is_the_full_rule(shapes) -> None:
+    fast = shapes_module._broadcast_static(shapes)
+    reference = _full_rule(shapes)
+    assert fast is None or (reference.problems == [] and reference.shape == fast)
+    assert fast is not None or reference.problems
+
+
+def _full_rule(shapes):
+    """broadcast_shapes with the fast path turned off."""
+    original = shapes_module._broadcast_static
+    shapes_module._broadcast_static = lambda _: None
+    try:
+        return broadcast_shapes(shapes)
+    finally:
+        shapes_module._broadcast_static = original

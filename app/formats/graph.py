@@ -1,0 +1,524 @@
+"""The graph walker: native nodes in topological order, each node of a kind opspec knows checked by the
+registry with the same rules as a descriptor, shapes propagated along the edges.
+
+A reader (onednn.py, openvino.py, onnx.py) turns its file into a `Graph`: nodes with the names of the
+values they read and write, the types the file declares, and for each node a `translate` function that
+turns the node and the values flowing into it into a descriptor. The walker knows neither formats nor
+specs: it orders the nodes, asks each reader's translation for a descriptor, hands that to the engine,
+maps the diagnostics' paths back into the file's own terms and sends the inferred outputs downstream.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from pydantic import ValidationError
+
+from app.core import engine
+from app.core.config import Settings
+from app.core.diagnostics import Diagnostic, Rule, Severity
+from app.core.payload import LimitExceeded, encode
+from app.core.shapes import Shape, wire_shape
+from app.core.tensors import TensorType
+from app.formats.errors import shown
+from app.ops import BY_NAME, DESCRIPTOR
+from app.parsing import describe_errors
+
+READER = "opspec graph reader"
+RULES: dict[str, Rule] = {
+    rule.id: rule
+    for rule in (
+        Rule("graph.cycle", "The graph is a DAG: no node depends on its own output.", READER),
+        Rule("graph.edge", "Every value a node reads is produced once: by one node or as a graph input.", READER),
+        Rule("graph.dim", "Every dim the file writes is a size >= 0 or one of the format's unknown-dim marks.",
+             READER),
+        Rule("graph.constant", "A constant's bytes lie inside the weights and hold its type and shape.", READER),
+        Rule("graph.descriptor", "A node of a known kind gives what its descriptor needs (attribute types, "
+             "tensor types).", READER),
+        Rule("graph.translated", "A native node was checked as the opspec descriptor that computes the same "
+             "thing; the diagnostic says how it was translated.", READER, "info"),
+        Rule("graph.untranslatable", "A native node of a known kind has no exact opspec descriptor here, so "
+             "it is not checked; the diagnostic says why.", READER, "info"),
+        Rule("graph.unknown_dim", "A dim the file writes as a range or an unknown size is taken as unknown.",
+             READER, "info"),
+    )
+}  # fmt: skip
+
+# Rules whose id names an implementation (`ReduceMax.onednn.empty_axes`) warn about running the op on
+# that implementation; in a file made for another one they are noise, so a graph of one format keeps
+# only its own implementation's.
+IMPLEMENTATIONS = frozenset({"onednn", "openvino", "onnxruntime", "mli"})
+
+# Constants at most this many elements travel with their values (axes, segment ids, counts); larger
+# ones (weights) travel as types only, so a model's weights are never decoded or re-encoded.
+SMALL_CONSTANT = 4096
+
+
+@dataclass(slots=True)
+class Value:
+    """What flows along an edge: a dtype (None unknown), a shape (None unknown rank), maybe values."""
+
+    dtype: str | None
+    shape: Shape | None
+    data: np.ndarray | None = None
+    note: str = ""  # how the file wrote an unknown dim, when that is worth saying (an interval)
+    wired: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # wire_tensor's answer
+    _key: Any = field(default=None, repr=False, compare=False)
+
+    def key(self) -> Any:
+        """What a check can see of this value, hashable: equal keys, equal descriptors."""
+        if self._key is None:
+            small = self.data is not None and self.data.size <= SMALL_CONSTANT
+            self._key = (
+                self.dtype,
+                self.shape,
+                (self.data.dtype.str, self.data.tobytes()) if small else None,
+            )  # type: ignore[union-attr]
+        return self._key
+
+
+@dataclass(slots=True)
+class Translation:
+    """A native node as an opspec descriptor (wire form), with where each descriptor path lives in the
+    file and what was translated. `descriptor` None: the node has no exact translation (`why`)."""
+
+    descriptor: dict[str, Any] | None
+    # descriptor path prefix -> native path; or a function that builds them, called only when needed
+    paths: dict[str, str] | Callable[[], dict[str, str]] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)  # said as graph.translated infos
+    why: str = ""  # said as graph.untranslatable when descriptor is None
+
+    def path_map(self) -> dict[str, str]:
+        if callable(self.paths):
+            self.paths = self.paths()
+        return self.paths
+
+
+Translate = Callable[["Node", list[Value | None]], Translation]
+
+
+@dataclass(slots=True)
+class Node:
+    id: str
+    name: str
+    kind: str  # as the file writes it (with the version where the format has one: SegmentMax-16)
+    path: str  # the node in the file's terms: graph[3], layer[5], node[reduce_1]
+    inputs: list[str | None]  # names of the values read, in port order; None: an absent optional input
+    outputs: list[str]
+    declared_inputs: list[Value | None] = field(default_factory=list)
+    declared_outputs: list[Value | None] = field(default_factory=list)
+    translate: Translate | None = None  # None: a kind opspec does not check
+    # What `translate` reads of the node besides its values (kind, attributes, ports), hashable; nodes with
+    # one signature and equal values get one translation and one check. None: translate every time.
+    signature: Any = None
+    constant: Value | None = None  # a node whose one output is a constant value (Const, Constant)
+    structural: bool = False  # a graph input, output or constant: no computation, never "not checked"
+    # native path of each input, for edge errors: a list, or a pattern such as "{path}.input[{index}]"
+    input_paths: list[str] | str = ""
+    line: int | None = None
+    column: int | None = None
+
+
+@dataclass(slots=True)
+class Graph:
+    format: str
+    implementation: str  # which IMPLEMENTATIONS entry the file is made for
+    nodes: list[Node]
+    graph_inputs: dict[str, Value] = field(default_factory=dict)  # values no node produces
+    diagnostics: list[Diagnostic] = field(default_factory=list)  # found while reading (bad dims...)
+    positions: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # native path -> (line, column)
+
+
+@dataclass(slots=True)
+class NodeResult:
+    id: str
+    name: str
+    kind: str
+    checked_as: str | None
+    valid: bool
+    inputs: list[TensorType]
+    outputs: list[TensorType]
+    diagnostics: list[Diagnostic]
+    path: str
+    line: int | None = None
+    column: int | None = None
+
+
+@dataclass(slots=True)
+class GraphResult:
+    format: str
+    nodes: list[NodeResult]
+    not_checked: dict[str, int]
+    diagnostics: list[Diagnostic]
+    positions: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+
+    @property
+    def valid(self) -> bool:
+        return all(node.valid for node in self.nodes) and not any(
+            d.severity == "error" for d in self.diagnostics
+        )
+
+    def position(self, path: str) -> tuple[int, int] | None:
+        """The line and column of a native path, or of the nearest enclosing path the file has one for."""
+        while path:
+            if path in self.positions:
+                return self.positions[path]
+            cut = max(path.rfind("."), path.rfind("["))
+            path = path[:cut] if cut > 0 else ""
+        return None
+
+
+def diagnostic(rule_id: str, path: str, message: str, severity: Severity | None = None) -> Diagnostic:
+    rule = RULES[rule_id]
+    return Diagnostic.model_construct(  # every field is ours and typed: validating again is waste
+        severity=severity or rule.severity,
+        rule=rule_id,
+        path=path,
+        message=message,
+        spec=rule.spec,
+        status=None,
+    )
+
+
+def native_path(path: str, paths: Mapping[str, str], node_path: str) -> str:
+    """A descriptor path (`inputs[0].shape[2]`) in the file's terms, by its longest mapped prefix."""
+    probe = path
+    while True:
+        if probe in paths:
+            return paths[probe] + path[len(probe) :]
+        cut = max(probe.rfind("."), probe.rfind("["))
+        if cut <= 0:
+            break
+        probe = probe[:cut]
+    return f"{node_path}.{path}" if path else node_path
+
+
+def wire_tensor(value: Value, dtype: str | None = None) -> dict[str, Any]:
+    """A flowing value as a descriptor tensor; small constants carry their values (base64, exact)."""
+    if dtype is None or dtype == value.dtype:
+        if value.wired is None:  # a value read by many nodes is put in wire form once
+            value.wired = _wire(value, value.dtype)
+        return value.wired
+    return _wire(value, dtype)
+
+
+def _wire(value: Value, dtype: str | None) -> dict[str, Any]:
+    tensor: dict[str, Any] = {"dtype": dtype, "shape": wire_shape(value.shape)}
+    if value.data is not None and value.data.size <= SMALL_CONSTANT and dtype is not None:
+        tensor["data"] = encode(value.data, dtype, as_base64=True)
+    return tensor
+
+
+def _type(value: Value | None) -> TensorType:
+    if value is None:
+        return TensorType.model_construct(dtype="?", shape=None)
+    return TensorType.model_construct(dtype=value.dtype or "?", shape=wire_shape(value.shape))
+
+
+# --- ordering ------------------------------------------------------------------------------------
+
+
+def _order(graph: Graph) -> tuple[list[Node], list[Diagnostic]]:
+    """Kahn's order; nodes on or behind a cycle come last in file order, and each cycle is named once."""
+    producer: dict[str, Node] = {}
+    problems: list[Diagnostic] = []
+    for node in graph.nodes:
+        for index, name in enumerate(node.outputs):
+            if name in producer:
+                problems.append(
+                    diagnostic(
+                        "graph.edge",
+                        node.path,
+                        f"{_who(node)} writes value {shown(name)} (output {index}), which {_who(producer[name])} "
+                        "writes too; each value has one producer",
+                    )
+                )
+            else:
+                producer[name] = node
+    waiting: dict[int, int] = {}
+    readers: dict[int, list[Node]] = {}
+    for node in graph.nodes:
+        sources = {id(producer[name]) for name in node.inputs if name is not None and name in producer}
+        waiting[id(node)] = len(sources)
+        for source in sources:
+            readers.setdefault(source, []).append(node)
+    ready = [node for node in graph.nodes if waiting[id(node)] == 0]
+    ordered: list[Node] = []
+    while ready:
+        node = ready.pop()
+        ordered.append(node)
+        for reader in readers.get(id(node), ()):
+            waiting[id(reader)] -= 1
+            if waiting[id(reader)] == 0:
+                ready.append(reader)
+    if len(ordered) < len(graph.nodes):
+        done = {id(node) for node in ordered}
+        stuck = [node for node in graph.nodes if id(node) not in done]
+        cycle = _find_cycle(stuck, producer, done)
+        names = " -> ".join(_who(node) for node in [*cycle, cycle[0]])
+        problems.append(
+            diagnostic(
+                "graph.cycle", cycle[0].path, f"the graph has a cycle: {names}; a graph must be acyclic"
+            )
+        )
+        ordered.extend(stuck)
+    return ordered, problems
+
+
+def _find_cycle(stuck: list[Node], producer: dict[str, Node], done: set[int]) -> list[Node]:
+    """One cycle among the nodes Kahn's order could not place: walk producers until a node repeats."""
+    node = stuck[0]
+    seen: dict[int, int] = {}
+    path: list[Node] = []
+    while id(node) not in seen:
+        seen[id(node)] = len(path)
+        path.append(node)
+        node = next(
+            producer[name]
+            for name in node.inputs
+            if name is not None and name in producer and id(producer[name]) not in done
+        )
+    return path[seen[id(node)] :]
+
+
+def _who(node: Node) -> str:
+    return f"{node.path} ({node.name})" if node.name and node.name not in node.path else node.path
+
+
+# --- walking -------------------------------------------------------------------------------------
+
+
+def walk(graph: Graph, settings: Settings) -> GraphResult:
+    limit = settings.max_graph_nodes
+    if len(graph.nodes) > limit:
+        raise LimitExceeded(
+            "graph",
+            "max_graph_nodes",
+            f"the graph has {len(graph.nodes):,} nodes, above the limit of {limit:,} (max_graph_nodes)",
+        )
+    ordered, problems = _order(graph)
+    values: dict[str, Value] = dict(graph.graph_inputs)
+    results: dict[int, NodeResult] = {}
+    not_checked: Counter[str] = Counter()
+    foreign = IMPLEMENTATIONS - {graph.implementation}
+    memo = Memo()
+    for node in ordered:
+        inputs = _inputs(node, values)
+        if node.constant is not None:
+            flow = [node.constant]
+            result = _plain(node, inputs, flow, [], memo)
+        elif node.translate is None:
+            flow = _declared(node)
+            result = _plain(node, inputs, flow, [], memo)
+            if not node.structural:
+                not_checked[node.kind] += 1
+        else:
+            result, flow = _check(node, inputs, settings, foreign, memo)
+            if result.checked_as is None:
+                not_checked[node.kind] += 1
+        for name, value in zip(node.outputs, flow, strict=False):
+            values.setdefault(name, value)
+        results[id(node)] = result
+    missing = _unproduced(graph, values)
+    nodes = [results[id(node)] for node in graph.nodes]  # answered in file order
+    for result in nodes:
+        result.line, result.column = _where(graph.positions, result.path)
+    return GraphResult(
+        graph.format, nodes, dict(sorted(not_checked.items())), [*graph.diagnostics, *problems, *missing],
+        graph.positions,
+    )  # fmt: skip
+
+
+def _where(positions: Mapping[str, tuple[int, int]], path: str) -> tuple[int | None, int | None]:
+    found = positions.get(path)
+    return (None, None) if found is None else found
+
+
+def _inputs(node: Node, values: Mapping[str, Value]) -> list[Value | None]:
+    """What flows into each input: the producer's value, else what the node itself declares there."""
+    if not node.declared_inputs:  # ONNX: only what flows
+        return [None if name is None else values.get(name) for name in node.inputs]
+    out: list[Value | None] = []
+    for index, name in enumerate(node.inputs):
+        declared = node.declared_inputs[index] if index < len(node.declared_inputs) else None
+        flowing = values.get(name) if name is not None else None
+        if flowing is None:
+            out.append(declared)
+        elif declared is not None and (flowing.shape is None or flowing.dtype is None):
+            out.append(
+                Value(
+                    flowing.dtype or declared.dtype,
+                    declared.shape if flowing.shape is None else flowing.shape,
+                    flowing.data,
+                    flowing.note,
+                )
+            )
+        else:
+            out.append(flowing)
+    return out
+
+
+def _declared(node: Node) -> list[Value]:
+    declared = node.declared_outputs
+    if len(declared) == len(node.outputs) and None not in declared:
+        return list(declared)  # type: ignore[arg-type]
+    return [
+        (declared[index] if index < len(declared) else None) or Value(None, None)
+        for index in range(len(node.outputs))
+    ]
+
+
+def _plain(
+    node: Node,
+    inputs: list[Value | None],
+    flow: list[Value],
+    diagnostics: list[Diagnostic],
+    memo: Memo | None = None,
+) -> NodeResult:
+    types = memo.types if memo is not None else _type
+    return NodeResult(
+        node.id, node.name, node.kind, None, not any(d.severity == "error" for d in diagnostics),
+        [types(v) for v in inputs], [types(v) for v in flow], diagnostics, node.path,
+    )  # fmt: skip
+
+
+def _check(
+    node: Node, inputs: list[Value | None], settings: Settings, foreign: frozenset[str], memo: Memo
+) -> tuple[NodeResult, list[Value]]:
+    assert node.translate is not None
+    declared = _declared(node)
+    untyped = [
+        f"input {k} ({shown(node.inputs[k])})"
+        for k, value in enumerate(inputs)
+        if node.inputs[k] is not None and (value is None or value.dtype is None)
+    ]
+    if untyped:
+        why = (
+            f"{', '.join(untyped)} has no known type: the file declares none and an unchecked node makes it; "
+            "declare it (for ONNX, onnx.shape_inference.infer_shapes writes value_info) to have this node checked"
+        )
+        note = diagnostic("graph.untranslatable", node.path, why)
+        return _plain(node, inputs, declared, [note]), declared
+    key = None
+    if node.signature is not None and not any(value is not None and value.note for value in inputs):
+        key = (
+            node.signature,
+            tuple(None if v is None else v.key() for v in inputs),
+            tuple(v.key() for v in declared),
+        )
+    seen = memo.nodes.get(key) if key is not None else None
+    translation = None
+    if seen is None:
+        translation = node.translate(node, inputs)
+        if translation.descriptor is None:
+            seen = (translation.notes, translation.why, None, None, [])
+        else:
+            seen = (translation.notes, "", *_verdict(translation.descriptor, settings, foreign, memo))
+        if key is not None:
+            memo.nodes[key] = seen
+    notes, why, checked_as, outputs, found = seen
+    if why:
+        note = diagnostic("graph.untranslatable", node.path, why)
+        return _plain(node, inputs, declared, [note], memo), declared
+    out: list[Diagnostic] = [diagnostic("graph.translated", node.path, n) for n in notes]
+    if found or any(value is not None and value.note for value in inputs):
+        translation = translation or node.translate(node, inputs)  # its paths, for this node's findings
+        for index, value in enumerate(inputs):
+            if value is not None and value.note:
+                where = translation.path_map().get(f"inputs[{index}]", node.path)
+                out.append(diagnostic("graph.unknown_dim", where, value.note))
+        for _, path, diag in found:
+            out.append(diag.model_copy(update={"path": native_path(path, translation.path_map(), node.path)}))
+    flow = declared
+    if outputs is not None:
+        flow = [*outputs, *declared[len(outputs) :]]
+    valid = not any(d.severity == "error" for d in out)
+    types = memo.types
+    result = NodeResult(
+        node.id, node.name, node.kind, checked_as, valid, [types(v) for v in inputs], [types(v) for v in flow],
+        out, node.path,
+    )  # fmt: skip
+    return result, flow
+
+
+Found = list[tuple[str, str, Diagnostic]]  # (rule, descriptor path, diagnostic)
+
+
+class Memo:
+    """Checks already made in this walk, by descriptor: a check is a pure function of the descriptor,
+    and a model repeats the same node (a block of layers, a chain) many times over."""
+
+    def __init__(self) -> None:
+        self.checks: dict[Any, tuple[str, list[Value] | None, Found]] = {}
+        self.nodes: dict[Any, tuple[list[str], str, str | None, list[Value] | None, Found]] = {}
+        self._types: dict[tuple[str | None, Shape | None], TensorType] = {}
+
+    def types(self, value: Value | None) -> TensorType:
+        key = (None, None) if value is None else (value.dtype, value.shape)
+        found = self._types.get(key)
+        if found is None:
+            found = self._types[key] = _type(value)
+        return found
+
+
+def _verdict(
+    raw: dict[str, Any], settings: Settings, foreign: frozenset[str], memo: Memo
+) -> tuple[str, list[Value] | None, Found]:
+    """The opspec kind checked, the inferred outputs and the findings (paths in descriptor terms)."""
+    key = json.dumps(raw)  # the C encoder: a key in microseconds; a descriptor is JSON-shaped data
+    cached = memo.checks.get(key)
+    if cached is not None:
+        return cached
+    found: Found = []
+    try:
+        descriptor = DESCRIPTOR.validate_python(raw)
+    except ValidationError as exc:
+        for error in describe_errors(exc.errors()):
+            rule = error.get("rule", "graph.descriptor")
+            spec = BY_NAME[raw["kind"]].rule_book.get(rule) if rule != "graph.descriptor" else None
+            d = Diagnostic(severity="error", rule=rule, path=error["path"], message=error["message"],
+                           spec=spec.spec if spec else READER)  # fmt: skip
+            found.append((rule, error["path"], d))
+        answer: tuple[str, list[Value] | None, Found] = (BY_NAME[raw["kind"]].kind, None, found)
+    else:
+        spec = BY_NAME[descriptor.kind]
+        verdict, _ = engine.check(spec, descriptor, settings)
+        for d in verdict.diagnostics:
+            parts = d.rule.split(".")
+            if len(parts) > 2 and parts[1] in foreign:
+                continue
+            found.append((d.rule, d.path, d))
+        outputs = None if verdict.outputs is None else [Value(o.dtype, o.shape) for o in verdict.outputs]
+        answer = (spec.kind, outputs, found)
+    memo.checks[key] = answer
+    return answer
+
+
+def _unproduced(graph: Graph, values: Mapping[str, Value]) -> list[Diagnostic]:
+    """Inputs naming a value that no node produces and the file does not declare as a graph input."""
+    out = []
+    for node in graph.nodes:
+        for index, name in enumerate(node.inputs):
+            if name is not None and name not in values:
+                where = _input_path(node, index)
+                out.append(
+                    diagnostic(
+                        "graph.edge",
+                        where,
+                        f"{_who(node)} reads value {shown(name)} as input {index}, but no node produces it and "
+                        "the file does not declare it as a graph input",
+                    )
+                )
+    return out
+
+
+def _input_path(node: Node, index: int) -> str:
+    paths = node.input_paths
+    if isinstance(paths, str):
+        return paths.format(path=node.path, index=index) if paths else node.path
+    return paths[index] if index < len(paths) else node.path

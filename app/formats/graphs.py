@@ -1,0 +1,151 @@
+"""Graph files of any of the three formats: pick the reader (asked for, or by content), read, walk.
+
+The HTTP route and `opspec check` both come through here, so a file gets the same answer from either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from app.core.config import Settings, get_settings
+from app.core.payload import LimitExceeded
+from app.formats import sniff
+from app.formats.errors import Malformed
+from app.formats.graph import RULES, Graph, GraphResult, walk
+from app.formats.source import Source, unreadable
+from app.report.model import FileReport, Finding, RuleInfo, Unit
+
+FORMATS = ("onednn", "openvino", "onnx")
+SNIFFERS: tuple[tuple[str, Callable[[bytes], bool]], ...] = (
+    ("onnx", sniff.onnx_model),
+    ("openvino", sniff.openvino_ir),
+    ("onednn", sniff.onednn_json),
+)
+
+
+def detect(data: bytes) -> str | None:
+    head = data[:4096]
+    found = next((name for name, claims in SNIFFERS if claims(head)), None)
+    if found is None and head.lstrip()[:1] in (b"{", b"["):
+        return "onednn"  # the one JSON format here: its parser says where the text goes wrong
+    return found
+
+
+def parse(data: bytes, settings: Settings, format: str | None = None, weights: bytes | None = None) -> Graph:
+    size = len(data) + len(weights or b"")
+    if size > settings.max_graph_bytes:
+        raise LimitExceeded(
+            "file",
+            "max_graph_bytes",
+            f"the graph file is {size:,} bytes, above the limit of {settings.max_graph_bytes:,} (max_graph_bytes)",
+        )
+    format = format or detect(data)
+    # Each reader is imported when a file of its format comes: onnx takes a while to import, and a
+    # service or a check run that never meets an ONNX file should not pay for it.
+    if format == "onednn":
+        from app.formats import onednn
+
+        return onednn.parse(data, settings)
+    if format == "openvino":
+        from app.formats import openvino
+
+        return openvino.parse(data, settings, weights)
+    if format == "onnx":
+        from app.formats import onnx
+
+        return onnx.parse(data, settings)
+    raise Malformed(
+        "not a graph file this reader knows: expected oneDNN Graph JSON (an object with `graph`), OpenVINO "
+        "IR XML (<net>) or an ONNX model (protobuf); name the format with ?format=onednn|openvino|onnx"
+    )
+
+
+def check(
+    data: bytes, settings: Settings, format: str | None = None, weights: bytes | None = None
+) -> GraphResult:
+    return walk(parse(data, settings, format, weights), settings)
+
+
+# --- `opspec check`: a graph file as a FileReport, one unit per node ------------------------------
+
+READ_RULE = RuleInfo(
+    "opspec.graph", "The file is a readable graph of its format, within the size limits.", ""
+)
+
+
+def _rule(rule_id: str, spec: str) -> RuleInfo:
+    rule = RULES.get(rule_id)
+    return RuleInfo(rule_id, rule.statement if rule else rule_id, spec)
+
+
+def _message(message: str, path: str, line: int | None) -> str:
+    """Where the file has no positions (ONNX is binary), the message itself names the node and field,
+    as the writers print a position only as line and column."""
+    return message if line is not None or not path else f"{path}: {message}"
+
+
+def to_report(name: str, result: GraphResult) -> FileReport:
+    report = FileReport(name, result.format)
+    for finding in result.diagnostics:
+        line, column = result.position(finding.path) or (None, None)
+        report.findings.append(
+            Finding(
+                finding.severity,
+                finding.rule,
+                _message(finding.message, finding.path, line),
+                finding.path,
+                finding.spec,
+                line,
+                column,
+            )
+        )
+        report.rules.setdefault(finding.rule, _rule(finding.rule, finding.spec))
+    for index, node in enumerate(result.nodes):
+        if node.checked_as is None and not node.diagnostics:
+            continue  # passed through: counted in the summary, nothing to report
+        verdict = "valid" if node.valid else "invalid"
+        unit = Unit(index, node.path, node.checked_as, verdict, line=node.line, column=node.column)
+        unit.outputs = [{"dtype": o.dtype, "shape": o.shape} for o in node.outputs]
+        unit.detail = {"id": node.id, "name": node.name, "native_kind": node.kind}
+        for d in node.diagnostics:
+            line, column = result.position(d.path) or (node.line, node.column)
+            message = _message(d.message, d.path, line)
+            unit.findings.append(Finding(d.severity, d.rule, message, d.path, d.spec, line, column))
+            report.rules.setdefault(d.rule, _rule(d.rule, d.spec))
+        report.units.append(unit)
+    return report
+
+
+def _read(format: str) -> Callable[[Source], FileReport]:
+    def read(source: Source) -> FileReport:
+        if source.error is not None:
+            return unreadable(FileReport(source.name, format), source.error)
+        weights = None
+        if format == "openvino" and source.path is not None:
+            beside = Path(source.path).with_suffix(".bin")
+            if beside.is_file():
+                weights = (
+                    beside.read_bytes() if beside.stat().st_size <= get_settings().max_graph_bytes else None
+                )
+        try:
+            return to_report(source.name, check(source.data, get_settings(), format, weights))
+        except Malformed as exc:
+            report = FileReport(source.name, format)
+            report.findings.append(
+                Finding("error", READ_RULE.id, exc.message, exc.path, "", exc.line, exc.column)
+            )
+            report.rules[READ_RULE.id] = READ_RULE
+            return report
+        except LimitExceeded as exc:
+            report = FileReport(source.name, format)
+            report.findings.append(Finding("error", READ_RULE.id, exc.message, exc.path))
+            report.rules[READ_RULE.id] = READ_RULE
+            return report
+
+    return read
+
+
+read_onednn = _read("onednn")
+read_openvino = _read("openvino")
+read_onnx = _read("onnx")

@@ -1,0 +1,321 @@
+"""oneDNN Graph JSON: benchdnn's `--graph` files and what ONEDNN_GRAPH_DUMP writes.
+
+    {"version": "3.0.0", "engine_kind": "cpu", "fpmath_mode": "strict",
+     "graph": [{"id": 0, "name": "REDUCTION_0", "kind": "ReduceMax",
+                "attrs": {"axes": {"type": "s64[]", "value": [1]}, "keep_dims": {"type": "bool", "value": 1}},
+                "inputs": [{"id": 0, "dtype": "f32", "shape": [1, 128, 150, 150], "stride": [...],
+                            "layout_type": "strided", "property_type": "undef"}],
+                "outputs": [{"id": 1, ...}]}]}
+
+Edges are implicit: an op's input logical tensor has the id of some op's output. A dim of -1 or
+INT64_MIN is unknown. Paths are the document's own: `graph[3].attrs.axes.value[0]`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from json.decoder import scanstring  # type: ignore[attr-defined]
+from typing import Any
+
+from app.core.config import Settings
+from app.core.dtypes import DTYPES, canonical_dtype
+from app.core.payload import LimitExceeded
+from app.formats import jsonpos
+from app.formats.errors import Malformed, shown
+from app.formats.graph import Graph, Node, Translation, Value, diagnostic, wire_tensor
+
+FORMAT = "onednn"
+INT64_MIN = -(1 << 63)
+UNKNOWN_DIMS = frozenset({-1, INT64_MIN})
+# oneDNN Graph op kinds opspec checks, by the kind oneDNN writes: the same names and attributes.
+KINDS = {"ReduceMax": "ReduceMax"}
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+_OP = re.compile(r"graph\[(\d+)\]")
+_DECODER = json.JSONDecoder()
+
+
+class _Positions(Mapping[str, tuple[int, int]]):
+    """Where a path's value starts (or its nearest parent's), worked out when asked: where each op of
+    `graph` starts comes from one pass of the C decoder over the ops; a path inside an op is looked up
+    in that op's text only, so a file with findings on many of its 10,000 ops stays linear."""
+
+    def __init__(self, text: str):
+        self._text = text
+        self._lines: jsonpos.Lines | None = None
+        self._spans: list[tuple[int, int]] | None = None
+        self._found: dict[str, tuple[int, int]] = {}
+
+    def _ops(self) -> list[tuple[int, int]]:
+        if self._spans is None:
+            try:
+                self._spans = _op_spans(self._text)
+            except (IndexError, ValueError):  # not the object json.loads read: no op positions
+                self._spans = []
+            self._lines = jsonpos.Lines(self._text)
+        return self._spans
+
+    def __getitem__(self, path: str) -> tuple[int, int]:
+        found = self._found.get(path)
+        if found is None:
+            found = self._found[path] = self._locate(path)
+        return found
+
+    def _locate(self, path: str) -> tuple[int, int]:
+        spans = self._ops()
+        match = _OP.match(path)
+        if match is None or int(match[1]) >= len(spans):
+            return jsonpos.find(self._text, [path])[path]
+        start, end = spans[int(match[1])]
+        assert self._lines is not None
+        line, column = self._lines.position(start)
+        rest = path[match.end() :].removeprefix(".")
+        if not rest:
+            return line, column
+        inner_line, inner_column = jsonpos.find(self._text[start:end], [rest])[rest]
+        return line + inner_line - 1, inner_column + (column - 1 if inner_line == 1 else 0)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._found)
+
+    def __len__(self) -> int:
+        return len(self._found)
+
+
+def _op_spans(text: str) -> list[tuple[int, int]]:
+    """Where each element of the top-level `graph` list starts and ends, for text json.loads read."""
+    ws = _WS.match
+    spans: list[tuple[int, int]] = []
+    at = ws(text, 0).end()  # type: ignore[union-attr]
+    if text[at] != "{":
+        return spans
+    at = ws(text, at + 1).end()  # type: ignore[union-attr]
+    while text[at] != "}":
+        key, at = scanstring(text, at + 1)
+        at = ws(text, ws(text, at).end() + 1).end()  # type: ignore[union-attr]  # past the colon
+        if key == "graph" and text[at] == "[":
+            spans = []  # the last "graph" wins, as in json.loads
+            at = ws(text, at + 1).end()  # type: ignore[union-attr]
+            while text[at] != "]":
+                end = _DECODER.raw_decode(text, at)[1]
+                spans.append((at, end))
+                at = ws(text, end).end()  # type: ignore[union-attr]
+                if text[at] == ",":
+                    at = ws(text, at + 1).end()  # type: ignore[union-attr]
+            at += 1
+        else:
+            at = _DECODER.raw_decode(text, at)[1]
+        at = ws(text, at).end()  # type: ignore[union-attr]
+        if text[at] == ",":
+            at = ws(text, at + 1).end()  # type: ignore[union-attr]
+    return spans
+
+
+def _depth(document: Any, limit: int) -> None:
+    stack = [(document, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if depth > limit:
+            raise LimitExceeded(
+                "file", "max_graph_depth", f"the JSON nests deeper than {limit} levels (max_graph_depth)"
+            )
+        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+
+
+def parse(data: bytes, settings: Settings) -> Graph:
+    try:
+        text = data.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise Malformed(
+            f"not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}", "", line, column
+        ) from None
+    try:
+        document = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise Malformed(f"not JSON: {exc.msg}", "", exc.lineno, exc.colno) from None
+    except ValueError as exc:  # an integer past Python's digit limit: JSON, but not one we can read
+        raise Malformed(f"the JSON cannot be read: {str(exc)[:200]}") from None
+    except RecursionError:
+        raise LimitExceeded(
+            "file",
+            "max_graph_depth",
+            f"the JSON nests too deeply to read (max_graph_depth {settings.max_graph_depth})",
+        ) from None
+    _depth(document, settings.max_graph_depth)
+    positions = _Positions(text)
+    return _Reader(document, positions, settings).graph()
+
+
+def _expect(ok: bool, message: str, path: str, positions: Mapping[str, tuple[int, int]]) -> None:
+    if not ok:
+        line, column = jsonpos.locate(positions, path) or (None, None)
+        raise Malformed(message, path, line, column)
+
+
+class _Reader:
+    def __init__(self, document: Any, positions: Mapping[str, tuple[int, int]], settings: Settings):
+        self.document = document
+        self.positions = positions
+        self.settings = settings
+        self.problems: list = []
+
+    def expect(self, ok: bool, message: str, path: str) -> None:
+        _expect(ok, message, path, self.positions)
+
+    def graph(self) -> Graph:
+        doc = self.document
+        self.expect(isinstance(doc, dict), "a oneDNN Graph file is a JSON object with a `graph` list", "")
+        ops = doc.get("graph")
+        self.expect(isinstance(ops, list), "`graph` must be a list of ops", "graph" if "graph" in doc else "")
+        limit = self.settings.max_graph_nodes
+        if len(ops) > limit:
+            raise LimitExceeded(
+                "graph",
+                "max_graph_nodes",
+                f"the graph has {len(ops):,} ops, above the limit of {limit:,} (max_graph_nodes)",
+            )
+        nodes = [self.node(index, op) for index, op in enumerate(ops)]
+        produced = {name for node in nodes for name in node.outputs}
+        inputs: dict[str, Value] = {}
+        for node in nodes:
+            for name, value in zip(node.inputs, node.declared_inputs, strict=True):
+                if name is not None and name not in produced and value is not None:
+                    inputs.setdefault(name, value)
+        return Graph(FORMAT, "onednn", nodes, inputs, self.problems, self.positions)
+
+    def node(self, index: int, op: Any) -> Node:
+        path = f"graph[{index}]"
+        self.expect(
+            isinstance(op, dict), "each op is an object with id, name, kind, attrs, inputs, outputs", path
+        )
+        for key, types in (("id", int), ("kind", str)):
+            self.expect(
+                isinstance(op.get(key), types) and not isinstance(op.get(key), bool),
+                f"op `{key}` must be {'an integer' if types is int else 'a string'}; got {shown(op.get(key))}",
+                f"{path}.{key}" if key in op else path,
+            )
+        name = op.get("name", "")
+        self.expect(isinstance(name, str), f"op `name` must be a string; got {shown(name)}", f"{path}.name")
+        attrs = op.get("attrs", {})
+        self.expect(isinstance(attrs, dict), "`attrs` must be an object of {type, value}", f"{path}.attrs")
+        for key, attr in attrs.items():
+            self.expect(
+                isinstance(attr, dict) and "value" in attr and isinstance(attr.get("type"), str),
+                f'attribute {shown(key)} must be {{"type": ..., "value": ...}}',
+                f"{path}.attrs.{key}",
+            )
+        tensors = {}
+        for side in ("inputs", "outputs"):
+            listed = op.get(side, [])
+            self.expect(
+                isinstance(listed, list), f"`{side}` must be a list of logical tensors", f"{path}.{side}"
+            )
+            tensors[side] = [self.tensor(item, f"{path}.{side}[{k}]") for k, item in enumerate(listed)]
+        kind = op["kind"]
+        return Node(
+            id=str(op["id"]),
+            name=name,
+            kind=kind,
+            path=path,
+            inputs=[tid for tid, _ in tensors["inputs"]],
+            outputs=[tid for tid, _ in tensors["outputs"]],
+            declared_inputs=[value for _, value in tensors["inputs"]],
+            declared_outputs=[value for _, value in tensors["outputs"]],
+            translate=_translate(attrs) if kind in KINDS else None,
+            signature=(kind, json.dumps(attrs)) if kind in KINDS else None,
+            input_paths="{path}.inputs[{index}]",
+        )
+
+    def tensor(self, item: Any, path: str) -> tuple[str, Value]:
+        self.expect(isinstance(item, dict), "a logical tensor is an object with id, dtype, shape", path)
+        tid = item.get("id")
+        self.expect(
+            isinstance(tid, int) and not isinstance(tid, bool),
+            f"tensor `id` must be an integer; got {shown(tid)}",
+            f"{path}.id" if "id" in item else path,
+        )
+        dtype = item.get("dtype", "undef")
+        self.expect(
+            isinstance(dtype, str), f"tensor `dtype` must be a string; got {shown(dtype)}", f"{path}.dtype"
+        )
+        shape = item.get("shape")
+        self.expect(
+            shape is None
+            or (
+                isinstance(shape, list) and all(isinstance(d, int) and not isinstance(d, bool) for d in shape)
+            ),
+            f"tensor `shape` must be a list of integers; got {shown(shape)}",
+            f"{path}.shape",
+        )
+        return str(tid), Value(_dtype(dtype), self.shape(shape, path))
+
+    def shape(self, shape: list[int] | None, path: str) -> tuple | None:
+        if shape is None:
+            return None
+        if len(shape) > self.settings.max_rank:
+            self.problems.append(
+                diagnostic(
+                    "graph.dim",
+                    f"{path}.shape",
+                    f"rank {len(shape)} is above the limit of {self.settings.max_rank} (max_rank)",
+                )
+            )
+            return None
+        dims = []
+        for axis, dim in enumerate(shape):
+            if dim in UNKNOWN_DIMS:
+                dims.append(None)
+            elif dim < 0:
+                self.problems.append(
+                    diagnostic("graph.dim", f"{path}.shape[{axis}]",
+                               f"dim {dim} is negative; a oneDNN dim is >= 0, or -1 / INT64_MIN for unknown")
+                )  # fmt: skip
+                dims.append(None)
+            else:
+                dims.append(dim)
+        return tuple(dims)
+
+
+def _dtype(name: str) -> str:
+    """Canonical when opspec knows it; else the file's own name, which a checked node reports."""
+    try:
+        return canonical_dtype(name)
+    except ValueError:
+        return name
+
+
+def _attr(attr: dict[str, Any]) -> Any:
+    """A typed attribute's value as the descriptor takes it: `bool` is written 0 or 1."""
+    value = attr["value"]
+    if attr["type"] == "bool" and value in (0, 1) and not isinstance(value, float):
+        return bool(value)
+    return value
+
+
+def _translate(attrs: dict[str, Any]):
+    def translate(node: Node, inputs: list[Value | None]) -> Translation:
+        paths = {f"attrs.{key}": f"{node.path}.attrs.{key}.value" for key in attrs}
+        paths |= {
+            "attrs": f"{node.path}.attrs",
+            "inputs": f"{node.path}.inputs",
+            "outputs": f"{node.path}.outputs",
+        }
+        paths |= {f"inputs[{k}]": f"{node.path}.inputs[{k}]" for k in range(len(inputs))}
+        paths |= {f"outputs[{k}]": f"{node.path}.outputs[{k}]" for k in range(len(node.outputs))}
+        descriptor = {
+            "kind": KINDS[node.kind],
+            "attrs": {key: _attr(attr) for key, attr in attrs.items()},
+            "inputs": [wire_tensor(v or Value(None, None)) for v in inputs],
+        }
+        declared = node.declared_outputs
+        if declared and all(v is not None and v.dtype in DTYPES for v in declared):
+            descriptor["outputs"] = [wire_tensor(v) for v in declared if v is not None]
+        return Translation(descriptor, paths)
+
+    return translate

@@ -1,0 +1,375 @@
+"""OpenVINO IR v10 / v11: the XML (`net.xml`) and, when given, its weights (`net.bin`).
+
+    <net name="g" version="11"><layers>
+      <layer id="2" name="SegmentMax_4" type="SegmentMax" version="opset16">
+        <data fill_mode="zero"/>
+        <input><port id="0" precision="FP32"><dim>-1</dim><dim>4</dim></port>...</input>
+        <output><port id="2" precision="FP32"><dim>3</dim><dim>4</dim></port></output>
+      </layer>...</layers>
+    <edges><edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>...</edges></net>
+
+Read with expat, DTDs and entities refused outright (as defusedxml's forbid_dtd does), so neither an
+entity bomb nor an external entity can be expressed. Const layers take their values from the weights
+at `offset`/`size`. Paths name the layer by id: `layer[2].data.fill_mode`, `layer[2].input.port[1]`,
+`layer[2].output.port[2].dim[0]`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+from xml.parsers import expat
+
+import numpy as np
+
+from app.core.config import Settings
+from app.core.dtypes import DTYPES, canonical_dtype
+from app.core.payload import LimitExceeded
+from app.formats.errors import Malformed, shown
+from app.formats.graph import SMALL_CONSTANT, Graph, Node, Translation, Value, diagnostic, wire_tensor
+
+FORMAT = "openvino"
+STRUCTURAL = frozenset({"Parameter", "Result", "Const"})
+# OpenVINO layer types opspec checks: (type, versions) -> the opspec kind.
+KINDS = {"SegmentMax": ("SegmentMax", {"opset16"}), "ReduceMax": ("ReduceMax", {"opset1"})}
+
+
+@dataclass
+class Element:
+    tag: str
+    attrs: dict[str, str]
+    line: int
+    column: int
+    children: list[Element] = field(default_factory=list)
+    text: str = ""
+
+    def child(self, tag: str) -> Element | None:
+        return next((c for c in self.children if c.tag == tag), None)
+
+    def all(self, tag: str) -> list[Element]:
+        return [c for c in self.children if c.tag == tag]
+
+
+def _refuse(what: str):
+    def handler(*_: Any) -> None:
+        raise ValueError(f"{what} are refused: an IR file has none, and they can expand without bound")
+
+    return handler
+
+
+def parse_xml(data: bytes, settings: Settings) -> Element:
+    parser = expat.ParserCreate()
+    parser.SetParamEntityParsing(expat.XML_PARAM_ENTITY_PARSING_NEVER)
+    parser.StartDoctypeDeclHandler = _refuse("DTDs (<!DOCTYPE>)")
+    parser.EntityDeclHandler = _refuse("entity declarations")
+    parser.UnparsedEntityDeclHandler = _refuse("entity declarations")
+    parser.ExternalEntityRefHandler = _refuse("external entities")
+    stack: list[Element] = []
+    root: list[Element] = []
+    count = [0]
+
+    def start(tag: str, attrs: dict[str, str]) -> None:
+        if len(stack) >= settings.max_graph_depth:
+            raise LimitExceeded(
+                "file",
+                "max_graph_depth",
+                f"the XML nests deeper than {settings.max_graph_depth} levels (max_graph_depth)",
+            )
+        if tag == "layer":
+            count[0] += 1
+            if count[0] > settings.max_graph_nodes:
+                raise LimitExceeded(
+                    "layers", "max_graph_nodes",
+                    f"the IR has more than {settings.max_graph_nodes:,} layers (max_graph_nodes)",
+                )  # fmt: skip
+        element = Element(tag, attrs, parser.CurrentLineNumber, parser.CurrentColumnNumber + 1)
+        (stack[-1].children if stack else root).append(element)
+        stack.append(element)
+
+    def end(tag: str) -> None:
+        stack.pop()
+
+    def text(chars: str) -> None:
+        if stack and stack[-1].tag == "dim":
+            stack[-1].text += chars
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = text
+    try:
+        parser.Parse(data, True)
+    except expat.ExpatError as exc:
+        raise Malformed(f"not XML: {expat.ErrorString(exc.code)}", "", exc.lineno, exc.offset + 1) from None
+    except ValueError as exc:
+        raise Malformed(str(exc), "", parser.CurrentLineNumber, parser.CurrentColumnNumber + 1) from None
+    return root[0]
+
+
+def parse(data: bytes, settings: Settings, weights: bytes | None = None) -> Graph:
+    return _Reader(parse_xml(data, settings), weights, settings).graph()
+
+
+def _malformed(message: str, element: Element, path: str = "") -> Malformed:
+    return Malformed(message, path, element.line, element.column)
+
+
+def _dtype(name: str | None) -> str | None:
+    if name is None:
+        return None
+    try:
+        return canonical_dtype(name)
+    except ValueError:
+        return name
+
+
+class _Reader:
+    def __init__(self, root: Element, weights: bytes | None, settings: Settings):
+        self.root = root
+        self.weights = weights
+        self.settings = settings
+        self.problems: list = []
+        self.positions: dict[str, tuple[int, int]] = {}
+
+    def mark(self, path: str, element: Element) -> str:
+        self.positions[path] = (element.line, element.column)
+        return path
+
+    def graph(self) -> Graph:
+        root = self.root
+        if root.tag != "net":
+            raise _malformed(f"an IR file's root element is <net>, not <{root.tag}>", root)
+        version = root.attrs.get("version")
+        if version not in ("10", "11"):
+            raise _malformed(
+                f"IR version {shown(version)} is not one this reader knows (10, 11)", root, "net.version"
+            )
+        layers = root.child("layers")
+        if layers is None:
+            raise _malformed("<net> has no <layers>", root)
+        nodes: list[Node] = []
+        by_id: dict[str, Node] = {}
+        ports: dict[str, dict[str, int]] = {}  # layer id -> input port id -> input index
+        for layer in layers.all("layer"):
+            node, inputs = self.layer(layer)
+            if node.id in by_id:
+                raise _malformed(f"layer id {node.id} is used twice", layer, node.path)
+            by_id[node.id] = node
+            ports[node.id] = inputs
+            nodes.append(node)
+        edges = root.child("edges")
+        for index, edge in enumerate(edges.all("edge") if edges is not None else []):
+            self.edge(index, edge, by_id, ports)
+        return Graph(FORMAT, "openvino", nodes, {}, self.problems, self.positions)
+
+    def edge(
+        self, index: int, edge: Element, by_id: dict[str, Node], ports: dict[str, dict[str, int]]
+    ) -> None:
+        path = self.mark(f"edges[{index}]", edge)
+        keys = ("from-layer", "from-port", "to-layer", "to-port")
+        if any(key not in edge.attrs for key in keys):
+            raise _malformed(f"an <edge> needs {', '.join(keys)}", edge, path)
+        source, port, target, slot = (edge.attrs[key] for key in keys)
+        if target not in by_id or slot not in ports[target]:
+            self.problems.append(
+                diagnostic(
+                    "graph.edge",
+                    path,
+                    f"edge {index} goes to layer {target} port {slot}, which does not exist",
+                )
+            )
+            return
+        if source not in by_id or f"{source}:{port}" not in by_id[source].outputs:
+            self.problems.append(
+                diagnostic(
+                    "graph.edge",
+                    path,
+                    f"edge {index} comes from layer {source} port {port}, which does not exist",
+                )
+            )
+            return
+        by_id[target].inputs[ports[target][slot]] = f"{source}:{port}"
+
+    def layer(self, layer: Element) -> tuple[Node, dict[str, int]]:
+        lid, kind = layer.attrs.get("id"), layer.attrs.get("type")
+        if lid is None or kind is None:
+            raise _malformed("a <layer> needs id and type", layer)
+        path = self.mark(f"layer[{lid}]", layer)
+        data = layer.child("data")
+        attrs = dict(data.attrs) if data is not None else {}
+        if data is not None:
+            self.mark(f"{path}.data", data)
+            for key in attrs:
+                self.positions[f"{path}.data.{key}"] = (data.line, data.column)
+        inputs, outputs = layer.child("input"), layer.child("output")
+        in_ports = inputs.all("port") if inputs is not None else []
+        out_ports = outputs.all("port") if outputs is not None else []
+        declared_inputs = [self.port(p, f"{path}.input") for p in in_ports]
+        declared_outputs = [self.port(p, f"{path}.output") for p in out_ports]
+        version = layer.attrs.get("version", "")
+        node = Node(
+            id=lid,
+            name=layer.attrs.get("name", ""),
+            kind=kind,
+            path=path,
+            inputs=[f"{lid}:{p.attrs.get('id')}:unconnected" for p in in_ports],
+            outputs=[f"{lid}:{p.attrs.get('id')}" for p in out_ports],
+            declared_inputs=declared_inputs,
+            declared_outputs=declared_outputs,
+            structural=kind in STRUCTURAL,
+            input_paths=[f"{path}.input.port[{p.attrs.get('id')}]" for p in in_ports],
+        )
+        if kind == "Const":
+            node.constant = self.constant(layer, attrs, declared_outputs, path)
+        elif kind == "Parameter" and declared_outputs and declared_outputs[0] is not None:
+            declared_outputs[0].note = _intervals(attrs.get("shape", ""), node.name)
+        elif kind in KINDS:
+            opspec_kind, versions = KINDS[kind]
+            node.translate = _translate(opspec_kind, attrs, in_ports, out_ports, version in versions, version)
+            ports = tuple(p.attrs.get("id") for p in in_ports), tuple(p.attrs.get("id") for p in out_ports)
+            node.signature = (kind, version, tuple(sorted(attrs.items())), ports)
+        return node, {p.attrs.get("id", ""): k for k, p in enumerate(in_ports)}
+
+    def port(self, port: Element, side: str) -> Value:
+        pid = port.attrs.get("id")
+        if pid is None:
+            raise _malformed("a <port> needs an id", port)
+        path = self.mark(f"{side}.port[{pid}]", port)
+        dims: list[int | None] = []
+        for axis, dim in enumerate(port.all("dim")):
+            self.mark(f"{path}.dim[{axis}]", dim)
+            dims.append(self.dim(dim.text.strip(), f"{path}.dim[{axis}]"))
+        if len(dims) > self.settings.max_rank:
+            self.problems.append(
+                diagnostic(
+                    "graph.dim",
+                    path,
+                    f"rank {len(dims)} is above the limit of {self.settings.max_rank} (max_rank)",
+                )
+            )
+            return Value(_dtype(port.attrs.get("precision")), None)
+        return Value(_dtype(port.attrs.get("precision")), tuple(dims))
+
+    def dim(self, text: str, path: str) -> int | None:
+        if text in ("-1", "?") or ".." in text:
+            return None
+        try:
+            value = int(text)
+        except ValueError:
+            value = -2
+        if value < 0:
+            self.problems.append(
+                diagnostic("graph.dim", path, f"dim {text[:40]!r} is not a dim; IR dims are integers >= 0, -1 or ? for "
+                           "unknown, or an interval such as 1..10")
+            )  # fmt: skip
+            return None
+        return value
+
+    def constant(
+        self, layer: Element, attrs: dict[str, str], declared: list[Value | None], path: str
+    ) -> Value:
+        out = (
+            declared[0]
+            if declared and declared[0] is not None
+            else Value(_dtype(attrs.get("element_type")), None)
+        )
+        dtype = _dtype(attrs.get("element_type")) or out.dtype
+        value = Value(dtype, out.shape)
+        if self.weights is None or dtype not in DTYPES or out.shape is None or None in out.shape:
+            return value
+        count = math.prod(out.shape)  # type: ignore[arg-type]  # exact: np.prod would wrap past int64
+        if count > SMALL_CONSTANT:
+            return value  # weights: their types flow, their values are never needed
+        try:
+            offset, size = int(attrs["offset"]), int(attrs["size"])
+        except (KeyError, ValueError):
+            self.problems.append(
+                diagnostic("graph.constant", f"{path}.data", "a Const needs integer offset and size")
+            )
+            return value
+        itemsize = DTYPES[dtype].itemsize
+        if size != count * itemsize or offset < 0 or offset + size > len(self.weights):
+            self.problems.append(
+                diagnostic("graph.constant", f"{path}.data",
+                           f"the Const's {size} bytes at offset {offset} do not hold {count} {dtype} values inside "
+                           f"the {len(self.weights):,}-byte weights")
+            )  # fmt: skip
+            return value
+        raw = np.frombuffer(self.weights, DTYPES[dtype].numpy.newbyteorder("<"), count, offset)
+        value.data = raw.astype(DTYPES[dtype].numpy).reshape(out.shape)
+        return value
+
+
+def _intervals(shape: str, name: str) -> str:
+    """What a Parameter's data shape says about its unknown dims: `1..10,4` -> dim 0 is 1..10."""
+    parts = [p.strip() for p in shape.split(",")] if shape else []
+    ranges = [f"dim {axis} is {p}" for axis, p in enumerate(parts) if ".." in p]
+    if not ranges:
+        return ""
+    return f"Parameter {name}: {', '.join(ranges)} in the file; opspec takes such a dim as unknown"
+
+
+def _bool(text: str) -> Any:
+    lowered = text.lower()
+    return {"true": True, "false": False}.get(lowered, text)
+
+
+def _translate(
+    kind: str,
+    attrs: dict[str, str],
+    in_ports: list[Element],
+    out_ports: list[Element],
+    known: bool,
+    version: str,
+):
+    in_ids = [p.attrs.get("id") for p in in_ports]
+    out_ids = [p.attrs.get("id") for p in out_ports]
+
+    def translate(node: Node, inputs: list[Value | None]) -> Translation:
+        if not known:
+            return Translation(None, why=f"{node.kind} version {shown(version)} is not the one opspec checks")
+        paths = {
+            "attrs": f"{node.path}.data",
+            "inputs": f"{node.path}.input",
+            "outputs": f"{node.path}.output",
+        }
+        paths |= {f"attrs.{key}": f"{node.path}.data.{key}" for key in attrs}
+        for side, ids in (("inputs", in_ids), ("outputs", out_ids)):
+            for k, pid in enumerate(ids):
+                port = f"{node.path}.{side[:-1]}.port[{pid}]"
+                paths[f"{side}[{k}]"] = port
+                paths[f"{side}[{k}].shape"] = f"{port}.dim"
+                paths[f"{side}[{k}].dtype"] = f"{port}.precision"
+        values = [v or Value(None, None) for v in inputs]
+        notes: list[str] = []
+        descriptor_attrs: dict[str, Any] = dict(attrs)
+        tensors = [wire_tensor(v) for v in values]
+        if kind == "ReduceMax":
+            descriptor_attrs = {k: _bool(v) if k == "keep_dims" else v for k, v in attrs.items()}
+            if len(values) == 2:
+                axes = values[1]
+                if axes.data is not None:
+                    descriptor_attrs["axes"] = [int(a) for a in axes.data.reshape(-1)]
+                    paths["attrs.axes"] = f"{paths['inputs[1]']}.data"
+                    tensors = tensors[:1]
+                    notes.append(
+                        f"ReduceMax-1's constant axes input (port {in_ids[1]}) {descriptor_attrs['axes']} is "
+                        "checked as the axes attribute"
+                    )
+                else:
+                    shape = (1,) if axes.shape == () else axes.shape
+                    tensors[1] = wire_tensor(
+                        Value(axes.dtype, shape),
+                        "s32" if axes.dtype in DTYPES and DTYPES[axes.dtype].is_integer else None,
+                    )
+                    notes.append(
+                        f"ReduceMax-1's axes input (port {in_ids[1]}, {axes.dtype}, values unknown) is checked as "
+                        "opspec's 1-D s32 axes input"
+                    )
+        descriptor = {"kind": kind, "attrs": descriptor_attrs, "inputs": tensors}
+        declared = node.declared_outputs
+        if declared and all(v is not None and v.dtype in DTYPES for v in declared):
+            descriptor["outputs"] = [wire_tensor(v) for v in declared if v is not None]
+        return Translation(descriptor, paths, notes)
+
+    return translate

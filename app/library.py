@@ -1,0 +1,76 @@
+"""The service's two answers in-process, for tools that would rather import than run a server.
+
+    from app import validate, evaluate
+
+Each takes a descriptor as a dict in the wire format, where any `data` may also be a NumPy array of
+the tensor's dtype (bf16 from ml_dtypes; MLI's sa8 / fx16 / sa32 as their raw int8 / int16 / int32).
+Nothing is encoded or decoded on the way: arrays go to the kernels as they are and come back as arrays.
+The limits of app.core.config apply as they do over HTTP.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from pydantic import ValidationError
+
+from app.core import engine
+from app.core.config import Settings, get_settings
+from app.core.shapes import wire_shape
+from app.ops import BY_NAME, DESCRIPTOR
+from app.parsing import describe_errors
+
+__all__ = ["Malformed", "evaluate", "validate"]
+
+
+class Malformed(ValueError):
+    """Not a descriptor (types, unknown kind or attribute); `errors` as a 422 lists them: path, message."""
+
+    def __init__(self, errors: list[dict[str, Any]]):
+        super().__init__("; ".join(f"{e['path']}: {e['message']}" for e in errors))
+        self.errors = errors
+
+
+def _parse(descriptor: dict[str, Any]):
+    try:
+        return DESCRIPTOR.validate_python(descriptor)
+    except ValidationError as exc:
+        raise Malformed(describe_errors(exc.errors())) from None
+
+
+def validate(descriptor: dict[str, Any], settings: Settings | None = None) -> dict[str, Any]:
+    """The answer of POST /v1/validate, as a dict: valid, kind, outputs (dtype, shape), diagnostics.
+
+    Raises Malformed for what is not a descriptor; a descriptor that breaks a rule is an answer."""
+    parsed = _parse(descriptor)
+    verdict, _ = engine.check(BY_NAME[parsed.kind], parsed, settings or get_settings())
+    outputs = None
+    if verdict.outputs is not None:
+        outputs = [{"dtype": o.dtype, "shape": wire_shape(o.shape)} for o in verdict.outputs]
+    return {
+        "valid": verdict.valid,
+        "kind": verdict.kind,
+        "outputs": outputs,
+        "diagnostics": [d.model_dump() for d in verdict.diagnostics],
+    }
+
+
+def evaluate(descriptor: dict[str, Any], settings: Settings | None = None) -> dict[str, Any]:
+    """The reference kernel's outputs: {"kind", "outputs": [{"dtype", "shape", "data": ndarray}],
+    "diagnostics"}.
+
+    Raises Malformed; engine.Invalid (its `diagnostics`) for a descriptor that breaks a rule;
+    engine.NotEvaluable (`path`, `message`) when data or sizes are missing; payload.LimitExceeded
+    (`path`, `message`, `limit`) when a limit would be crossed."""
+    parsed = _parse(descriptor)
+    verdict, results = engine.run(BY_NAME[parsed.kind], parsed, settings or get_settings())
+    outputs: list[dict[str, Any]] = [
+        {"dtype": out.dtype, "shape": list(array.shape), "data": np.asarray(array)}
+        for out, array in zip(verdict.outputs or [], results, strict=True)
+    ]
+    return {
+        "kind": verdict.kind,
+        "outputs": outputs,
+        "diagnostics": [d.model_dump() for d in verdict.diagnostics],
+    }

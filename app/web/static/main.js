@@ -1,0 +1,245 @@
+// The page: wires the form, the JSON view, the URL state and the result view to the API client.
+// One descriptor object is the state; every edit changes it, and everything else is drawn from it.
+import * as api from "./api.js";
+import { clone, stringify } from "./json.js";
+import { JsonView } from "./jsonview.js";
+import { mark } from "./marks.js";
+import { renderBar, render as renderResult } from "./result.js";
+import * as url from "./state.js";
+import { Form, skeleton } from "./form.js";
+
+const DEBOUNCE_MS = 40; // a validate call takes a few ms; this only merges bursts of keystrokes
+
+const $ = (id) => document.getElementById(id);
+const page = {
+  ops: [],
+  byName: new Map(), // kind or alias -> canonical kind
+  descriptor: null,
+  detail: null,
+  inferred: null,
+  seq: 0,
+  controller: null,
+  timer: 0,
+  early: null, // {body, answer}: a validate sent while the page was still loading
+};
+
+const form = new Form($("form"), {
+  onEdit: () => edited(),
+  onStructure: (focus) => rebuild(focus),
+  onKind: (kind) => pickKind(kind),
+  onLoad: (descriptor) => load(descriptor),
+  inferred: () => page.inferred,
+});
+const json = new JsonView($("json"), $("json-msg"), (descriptor) => load(descriptor, { fromJson: true }));
+
+async function detailFor(kind) {
+  const canonical = page.byName.get(kind);
+  return canonical ? api.getOp(canonical) : null;
+}
+
+/** Replace the whole descriptor (a link, an example, pasted JSON) and draw everything again. */
+async function load(descriptor, { fromJson = false, now = false } = {}) {
+  page.descriptor = descriptor;
+  page.detail = await detailFor(descriptor.kind);
+  if (page.descriptor !== descriptor) return; // a newer load won
+  draw(fromJson, { now });
+}
+
+async function pickKind(kind) {
+  const old = page.byName.get(page.descriptor.kind);
+  if (old && old === page.byName.get(kind)) {
+    page.descriptor.kind = kind; // an alias of the same op keeps everything else
+    edited();
+    return;
+  }
+  const detail = await detailFor(kind);
+  page.descriptor = detail ? skeleton(kind, detail) : { kind, inputs: [] };
+  if (detail && !detail.attributes?.properties) delete page.descriptor.attrs;
+  page.detail = detail;
+  draw(false);
+  $("f-kind")?.focus();
+}
+
+/** Draw the form again after an input was added or removed, keeping the keyboard's place. */
+function rebuild(focus) {
+  const focused = focus ?? document.activeElement?.id;
+  draw(false);
+  const again = focused && document.getElementById(focused);
+  if (again) again.focus();
+}
+
+/** The op's notes on real implementations (GET /v1/ops/{kind}), beside the result. */
+function drawNotes(detail) {
+  const notes = detail?.notes ?? [];
+  $("notes").hidden = !notes.length;
+  $("notes-title").textContent = `Where implementations differ from the ${detail?.source ?? ""} spec (${notes.length})`;
+  $("notes-source").textContent = detail ? `${detail.kind}: ${detail.summary}` : "";
+  $("notes-list").replaceChildren(
+    ...notes.map((note) => {
+      const li = document.createElement("li");
+      li.textContent = note;
+      return li;
+    }),
+  );
+}
+
+function draw(fromJson, { now = false } = {}) {
+  form.render(page.descriptor, page.ops, page.detail);
+  drawNotes(page.detail);
+  if (!fromJson) json.show(page.descriptor);
+  changed(now);
+}
+
+/** A field changed the descriptor in place. */
+function edited() {
+  json.show(page.descriptor);
+  changed();
+}
+
+function changed(now = false) {
+  url.write(page.descriptor);
+  // The tab (and a bookmark of the link) names the op on screen.
+  document.title = `${page.descriptor.kind ?? "?"} · opspec shape calculator`;
+  clearTimeout(page.timer);
+  if (form.errors.size) {
+    // Text the form cannot read is never sent: the field says what it expected.
+    page.controller?.abort();
+    page.seq++;
+    const items = [...form.errors].map(([path, message]) => ({ severity: "error", path, message }));
+    show({ phase: "syntax", items });
+    return;
+  }
+  if (now) check();
+  else page.timer = setTimeout(check, DEBOUNCE_MS);
+}
+
+const hasData = (d) =>
+  Array.isArray(d.inputs) && d.inputs.length > 0 && d.inputs.every((t) => t && t.data !== undefined && t.data !== null);
+
+async function check() {
+  const seq = ++page.seq;
+  page.controller?.abort();
+  const controller = new AbortController();
+  page.controller = controller;
+  const descriptor = clone(page.descriptor);
+  const body = stringify(descriptor);
+  const early = page.early?.body === body ? page.early.answer : null;
+  page.early = null;
+  let state;
+  try {
+    const answer = await (early ?? api.validate(descriptor, controller.signal));
+    if (answer.status === 200) {
+      const verdict = answer.body;
+      let evaluation = null;
+      if (verdict.valid && hasData(descriptor)) {
+        evaluation = await api.evaluate(descriptor, controller.signal);
+      }
+      const items = [...verdict.diagnostics];
+      if (evaluation && evaluation.status !== 200) {
+        for (const e of evaluation.body?.errors ?? []) items.push({ severity: "error", ...e });
+      }
+      page.inferred = verdict.outputs;
+      state = { phase: "verdict", verdict, evaluation, items };
+    } else {
+      const body = answer.body ?? {};
+      const errors = body.errors?.length ? body.errors : [{ path: "", message: body.detail ?? "" }];
+      state = { phase: "problem", status: answer.status, body, items: errors.map((e) => ({ severity: "error", ...e })) };
+    }
+  } catch (error) {
+    if (error.name === "AbortError") return;
+    state = { phase: "offline", message: String(error.message ?? error), items: [] };
+  }
+  if (seq !== page.seq) return; // an edit since: its own check is on the way
+  show(state);
+}
+
+function notice(text) {
+  $("notice").textContent = text ?? "";
+  $("notice").hidden = !text;
+}
+
+// What a path names when no form field does ("body", a field the form does not show): the JSON.
+const jsonField = {
+  wrapper: $("json").closest(".field"),
+  control: $("json"),
+  message: $("json-marks"),
+  hintId: "json-hint",
+};
+
+function show(state) {
+  const items = state.items ?? [];
+  const fields = [...form.fields.values(), jsonField];
+  const marked = mark(fields, items, (path) => form.locate(path) ?? jsonField);
+  renderResult($("result"), state, page.detail, marked);
+  renderBar($("resultbar"), state);
+  document.documentElement.dataset.results = String(Number(document.documentElement.dataset.results ?? 0) + 1);
+  performance.mark("opspec:result");
+}
+
+// --- copy buttons -------------------------------------------------------------------------------------
+
+async function copy(text, what) {
+  const status = $("copy-status");
+  try {
+    await navigator.clipboard.writeText(text);
+    status.textContent = `${what} copied.`;
+  } catch {
+    status.textContent = `${what} below: select it and copy.`;
+  }
+}
+
+$("copy-curl").addEventListener("click", () => {
+  const endpoint = hasData(page.descriptor) ? "evaluate" : "validate";
+  const command = api.curlCommand(page.descriptor, endpoint);
+  $("curl").textContent = command;
+  $("curl").hidden = false;
+  copy(command, "The curl command");
+});
+$("copy-link").addEventListener("click", () => copy(location.href, "The link"));
+
+// --- start ----------------------------------------------------------------------------------------------
+
+function fromFragment() {
+  try {
+    return url.read();
+  } catch (error) {
+    notice(`The link's #d= part cannot be read (${error.message}); an example is shown instead.`);
+    return undefined;
+  }
+}
+
+window.addEventListener("hashchange", () => {
+  const descriptor = fromFragment();
+  if (descriptor) {
+    notice(null);
+    load(descriptor);
+  }
+});
+
+async function start() {
+  let descriptor = fromFragment();
+  if (descriptor) {
+    // A link's verdict does not wait for the op list and schema: ask for it while they load.
+    const early = clone(descriptor);
+    page.early = { body: stringify(early), answer: api.validate(early) };
+    page.early.answer.catch(() => {});
+  }
+  try {
+    page.ops = await api.listOps();
+  } catch (error) {
+    show({ phase: "offline", message: String(error.message ?? error), items: [] });
+    return;
+  }
+  for (const op of page.ops) {
+    page.byName.set(op.kind, op.kind);
+    for (const alias of op.aliases) page.byName.set(alias, op.kind);
+    api.getOp(op.kind); // fetched now, so picking another op draws at once
+  }
+  if (!descriptor) {
+    const first = await api.getOp(page.ops[0].kind);
+    descriptor = clone(first.examples[0] ?? skeleton(first.kind, first));
+  }
+  await load(descriptor, { now: true });
+}
+
+start();

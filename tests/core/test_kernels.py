@@ -1,0 +1,138 @@
+"""The kernels' fast paths against a plain oracle, bit for bit: every 16-bit float pattern, NaNs of
+either sign, -0 beside +0, rows that are all negative."""
+
+from __future__ import annotations
+
+import itertools
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from app.core.kernels import maximum, reduce_max, segment_max
+
+pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast")  # bf16 NaNs to f64
+
+NARROW = [np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)]
+
+
+def oracle_max(arrays: list[np.ndarray]) -> np.ndarray:
+    """Elementwise in f64: NaN absorbs, +0 over -0 (np.maximum picks by operand order on a tie)."""
+    wide = [a.astype(np.float64) for a in arrays]
+    result = np.broadcast_to(wide[0], np.broadcast_shapes(*(a.shape for a in wide))).copy()
+    for a in wide[1:]:
+        tie = (result == 0) & (a == 0)
+        result = np.where(tie, np.where(np.signbit(result) & np.signbit(a), -0.0, 0.0), np.maximum(result, a))
+    return result.astype(arrays[0].dtype)
+
+
+def oracle_reduce(x: np.ndarray, axes: tuple[int, ...], keep_dims: bool) -> np.ndarray:
+    moved = np.moveaxis(x, axes, range(x.ndim - len(axes), x.ndim))
+    rows = moved.reshape(*moved.shape[: x.ndim - len(axes)], -1)
+    out = np.empty(rows.shape[:-1], dtype=x.dtype)
+    for index in np.ndindex(out.shape):
+        out[index] = oracle_max(list(rows[index].reshape(-1, 1)))[0] if rows.shape[-1] else -np.inf
+    if keep_dims:
+        out = np.expand_dims(out, axes)
+    return out
+
+
+def same_bits(got: np.ndarray, want: np.ndarray) -> bool:
+    """Equal shapes and dtypes; equal bits, except that any NaN matches any NaN."""
+    if got.shape != want.shape or got.dtype != want.dtype:
+        return False
+    g, w = got.astype(np.float64), want.astype(np.float64)
+    both_nan = np.isnan(g) & np.isnan(w)
+    bits = np.dtype(f"u{got.itemsize}")
+    return bool(np.all(both_nan | (got.view(bits) == want.view(bits))))
+
+
+def every_pattern(dtype: np.dtype) -> np.ndarray:
+    return np.arange(1 << 16, dtype=np.uint32).astype(np.uint16).view(dtype)
+
+
+@pytest.mark.parametrize("dtype", NARROW, ids=str)
+def test_max_bits16_on_every_pattern(dtype) -> None:
+    rng = np.random.default_rng(1)
+    values = every_pattern(dtype)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1, -1], dtype=dtype)
+    others = [rng.permutation(values), np.resize(specials, values.shape)]
+    for pair in ([values, others[0]], [others[1], values], [values, others[0], others[1]]):
+        assert same_bits(maximum(pair), oracle_max(pair))
+
+
+@pytest.mark.parametrize("dtype", NARROW, ids=str)
+def test_max_bits16_broadcast_all_negative_and_negative_nan(dtype) -> None:
+    rng = np.random.default_rng(2)
+    column = -np.abs(rng.standard_normal((6, 1))).astype(dtype)
+    row = np.array([-0.0, -1, -np.inf, -3, 0.0, -np.nan, np.nan], dtype=dtype)
+    full = -np.abs(rng.standard_normal((6, 7))).astype(dtype)
+    full[0, 0] = -0.0
+    for arrays in ([column, row], [column, row, full], [full, column], [np.array(-0.0, dtype), full]):
+        assert same_bits(maximum(arrays), oracle_max(arrays))
+
+
+@pytest.mark.parametrize("dtype", NARROW, ids=str)
+@pytest.mark.parametrize("keep_dims", [False, True])
+def test_reduce_max_bits16_every_axes_pattern(dtype, keep_dims) -> None:
+    rng = np.random.default_rng(3)
+    x = rng.permutation(every_pattern(dtype))[: 4 * 6 * 8].reshape(4, 6, 8)
+    negative = -np.abs(rng.standard_normal((4, 6, 8))).astype(dtype)
+    negative[1, 2, :] = -0.0
+    negative[2, :, 3] = np.array(-np.nan, dtype)
+    for array in (x, negative, negative[:, ::2, 1:]):  # a strided view too
+        for count in (1, 2, 3):
+            for axes in itertools.combinations(range(3), count):
+                got = reduce_max(array, axes, keep_dims)
+                assert same_bits(got, oracle_reduce(array, axes, keep_dims)), (axes, array.dtype)
+
+
+def test_max_same_shape_folds_once_and_keeps_positive_zero() -> None:
+    a = np.array([[-0.0, 0.0, np.nan, -1]], np.float32).repeat(3, 0)
+    b = np.array([[0.0, -0.0, 2, -0.0]], np.float32).repeat(3, 0)
+    out = maximum([a, b])
+    assert out is not a and out is not b
+    assert same_bits(out, oracle_max([a, b]))
+
+
+@pytest.mark.parametrize("longest", [5, 64, 65])  # folded by place in the run; and reduceat past 64
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_segment_max_rows_folded_by_place_in_run(longest, dtype) -> None:
+    rng = np.random.default_rng(4)
+    lengths = rng.integers(0, longest + 1, 40)
+    lengths[3] = longest
+    ids = np.repeat(np.arange(40), lengths).astype(np.int64)
+    x = rng.standard_normal((ids.size, 3, 2)).astype(dtype)
+    if dtype == np.float32:
+        rows = np.flatnonzero(ids == 3)
+        x[rows] = -0.0
+        x[rows[-1], 0, 0] = 0.0  # +0 in the last row of a run of -0s: the maximum there is +0
+        x[rows[0], 1, 0] = -1.0
+        x[5, 1, 1] = np.nan
+    count = 42  # two trailing empty segments too
+    got = segment_max(x, ids, count, fill=-7)
+    want = np.full((count, 3, 2), -7, dtype=dtype)
+    for segment in range(count):
+        rows = x[ids == segment]
+        if len(rows):
+            want[segment] = oracle_max(list(rows))
+    assert same_bits(got, want)
+
+
+def test_max_in_blocks_of_rows_matches_the_oracle(monkeypatch) -> None:
+    import app.core.kernels as kernels
+
+    monkeypatch.setattr(kernels, "_BLOCK", 1000)  # many blocks of 2 rows on a small array
+    rng = np.random.default_rng(5)
+    a = -np.abs(rng.standard_normal((30, 500))).astype(np.float32)
+    a[rng.random(a.shape) < 0.3] = -0.0
+    column = np.where(rng.random((30, 1)) < 0.5, 0.0, -0.0).astype(np.float32)
+    row = np.where(rng.random(500) < 0.5, np.nan, -0.0).astype(np.float32)
+    for arrays in ([a, column], [a, row], [a, column, row], [a, a.copy()], [a.reshape(-1), a.reshape(-1)]):
+        for dtype in [np.float32, *NARROW]:
+            narrowed = [x.astype(dtype) for x in arrays]
+            assert same_bits(maximum(narrowed), oracle_max(narrowed))
+    negative_nan = np.full(500, -np.nan, np.float16)  # the 16-bit floats' put-back, block by block
+    assert same_bits(
+        maximum([a.astype(np.float16), negative_nan]), oracle_max([a.astype(np.float16), negative_nan])
+    )

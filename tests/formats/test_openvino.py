@@ -1,0 +1,160 @@
+"""OpenVINO IR written by the openvino package's own serializer (ov.save_model), read back and checked.
+
+OpenVINO validates a model as it is built, so the mistakes below are made the way they reach a file in
+practice: a hand edit of the XML, or weights that no longer match it.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+import numpy as np
+import pytest
+
+from app.core.config import Settings
+from app.core.payload import LimitExceeded
+from app.formats import graphs
+from app.formats.errors import Malformed
+
+ov = pytest.importorskip("openvino")
+from openvino import opset1, opset16  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def ir(tmp_path_factory) -> tuple[bytes, bytes]:
+    """x[1..10, 4] -> SegmentMax-16 (ids [0,0,1,1,2]) -> ReLU -> ReduceMax-1 (axes [1], keep_dims) ->
+    Result; and y[?, 4] -> ReduceMax-1 (axes [0]) -> Result."""
+    x = opset16.parameter(ov.PartialShape([ov.Dimension(1, 10), 4]), np.float32, name="x")
+    ids = opset16.constant(np.array([0, 0, 1, 1, 2], dtype=np.int64), name="segment_ids")
+    segments = opset16.segment_max(x, ids, fill_mode="ZERO", name="segments")
+    relu = opset16.relu(segments, name="relu")
+    axes = opset16.constant(np.array([1], dtype=np.int64), name="axes")
+    reduced = opset1.reduce_max(relu, axes, keep_dims=True, name="reduce")
+    y = opset16.parameter(ov.PartialShape([-1, 4]), np.float32, name="y")
+    rows = opset1.reduce_max(y, opset16.constant(np.int64(1), name="axis"), keep_dims=False, name="rows")
+    path = tmp_path_factory.mktemp("ir") / "net.xml"
+    ov.save_model(ov.Model([reduced, rows], [x, y], "g"), path, compress_to_fp16=False)
+    return path.read_bytes(), path.with_suffix(".bin").read_bytes()
+
+
+def check(xml: bytes, weights: bytes | None, **limits):
+    return graphs.check(xml, Settings(**limits), None, weights)
+
+
+def by_name(result):
+    return {n.name: n for n in result.nodes}
+
+
+def const_offset(xml: bytes, name: str) -> int:
+    layer = next(e for e in ET.fromstring(xml).iter("layer") if e.get("name") == name)
+    return int(layer.find("data").get("offset"))
+
+
+def patch(weights: bytes, offset: int, values) -> bytes:
+    raw = np.asarray(values, dtype="<i8").tobytes()
+    return weights[:offset] + raw + weights[offset + len(raw) :]
+
+
+def test_valid_ir_is_checked_along_the_graph(ir) -> None:
+    xml, weights = ir
+    result = check(xml, weights)
+    assert result.format == "openvino" and result.valid
+    nodes = by_name(result)
+    assert nodes["segments"].checked_as == "SegmentMax"
+    assert [(o.dtype, o.shape) for o in nodes["segments"].outputs] == [("f32", [3, 4])]
+    assert [(o.dtype, o.shape) for o in nodes["reduce"].outputs] == [("f32", [3, 1])]
+    assert [(o.dtype, o.shape) for o in nodes["rows"].outputs] == [("f32", [-1])]  # unknown dim flows
+    assert result.not_checked == {"ReLU": 1}  # Parameter, Const and Result are structure, not ops
+    assert [(d.rule, d.path, d.message) for d in nodes["segments"].diagnostics] == [
+        ("graph.unknown_dim", "layer[5].input.port[0]",
+         "Parameter x: dim 0 is 1..10 in the file; opspec takes such a dim as unknown"),
+    ]  # fmt: skip
+    assert [d.message for d in nodes["rows"].diagnostics] == [
+        "ReduceMax-1's constant axes input (port 1) [1] is checked as the axes attribute"
+    ]
+    assert (nodes["segments"].line, nodes["segments"].column) == (51, 3)
+
+
+def test_without_weights_values_are_unknown_but_shapes_still_flow(ir) -> None:
+    xml, _ = ir
+    result = check(xml, None)
+    nodes = by_name(result)
+    assert [o.shape for o in nodes["segments"].outputs] == [[-1, 4]]  # ids unknown: segment count unknown
+    assert nodes["reduce"].checked_as == "ReduceMax"
+    assert "values unknown" in nodes["reduce"].diagnostics[0].message
+
+
+def test_declared_output_that_disagrees(ir) -> None:
+    xml, weights = ir
+    text = xml.decode()
+    port = text.index('<port id="2" precision="FP32">', text.index('name="segments"'))
+    edited = text[:port] + text[port:].replace("<dim>3</dim>", "<dim>5</dim>", 1)
+    result = check(edited.encode(), weights)
+    (d,) = [d for d in by_name(result)["segments"].diagnostics if d.severity == "error"]
+    assert (d.rule, d.path) == ("SegmentMax.outputs.dim", "layer[5].output.port[2].dim[0]")
+    assert result.position(d.path)[0] == text[:port].count("\n") + 2
+
+
+def test_unsorted_segment_ids_in_the_weights(ir) -> None:
+    xml, weights = ir
+    result = check(xml, patch(weights, const_offset(xml, "segment_ids"), [0, 2, 1, 1, 2]))
+    (d,) = [d for d in by_name(result)["segments"].diagnostics if d.severity == "error"]
+    assert (d.rule, d.path) == ("SegmentMax.segment_ids.sorted", "layer[5].input.port[1].data[2]")
+
+
+def test_stale_empty_segment_value_warns(ir) -> None:
+    xml, weights = ir
+    result = check(xml.replace(b'fill_mode="zero"', b'empty_segment_value="zero"'), weights)
+    assert result.valid
+    (d,) = [d for d in by_name(result)["segments"].diagnostics if d.severity == "warning"]
+    assert (d.rule, d.path) == ("SegmentMax.fill_mode.stale_name", "layer[5].data.empty_segment_value")
+
+
+def test_reduce_axis_out_of_range_in_the_weights(ir) -> None:
+    xml, weights = ir
+    result = check(xml, patch(weights, const_offset(xml, "axes"), [2]))
+    (d,) = [d for d in by_name(result)["reduce"].diagnostics if d.severity == "error"]
+    assert (d.rule, d.path) == ("ReduceMax.axes.range", "layer[8].input.port[1].data[0]")
+
+
+def test_weights_too_short_are_a_graph_finding(ir) -> None:
+    xml, weights = ir
+    result = check(xml, weights[:8])
+    (d,) = result.diagnostics  # the 8-byte axis constant still fits; the 40-byte segment ids do not
+    assert (d.rule, d.path) == ("graph.constant", "layer[4].data")
+    assert d.message == "the Const's 40 bytes at offset 8 do not hold 5 s64 values inside the 8-byte weights"
+
+
+@pytest.mark.parametrize(
+    ("xml", "message", "where"),
+    [
+        (b'<?xml version="1.0"?>\n<!DOCTYPE net [<!ENTITY a "aaaa">]>\n<net version="11"/>',
+         "DTDs (<!DOCTYPE>) are refused: an IR file has none, and they can expand without bound", (2, 15)),
+        (b'<net version="11"><layers>\n<layer id="0" type="Parameter"></net>', "not XML: mismatched tag", (2, 34)),
+        (b'<net version="9"><layers/></net>', "IR version '9' is not one this reader knows (10, 11)", (1, 1)),
+        (b'<model/>', "an IR file's root element is <net>, not <model>", (1, 1)),
+    ],
+)  # fmt: skip
+def test_malformed_says_where(xml: bytes, message: str, where) -> None:
+    with pytest.raises(Malformed) as caught:
+        graphs.check(xml, Settings(), "openvino")
+    assert caught.value.message == message
+    assert (caught.value.line, caught.value.column) == where
+
+
+def test_limits(ir) -> None:
+    xml, weights = ir
+    with pytest.raises(LimitExceeded) as caught:
+        check(xml, weights, max_graph_nodes=3)
+    assert caught.value.limit == "max_graph_nodes"
+    with pytest.raises(LimitExceeded) as caught:
+        check(b'<net version="11">' + b"<a>" * 80 + b"</a>" * 80 + b"</net>", None)
+    assert caught.value.limit == "max_graph_depth"
+
+
+def test_ir_v10_reads_the_same(ir) -> None:
+    xml, weights = ir
+    v10 = check(xml.replace(b'<net name="g" version="11">', b'<net name="g" version="10">'), weights)
+    assert [(n.checked_as, n.outputs) for n in v10.nodes] == [
+        (n.checked_as, n.outputs) for n in check(xml, weights).nodes
+    ]

@@ -1,0 +1,60 @@
+"""`opspec check` on graph files beside descriptor files: oneDNN JSON, OpenVINO IR with its .bin, ONNX."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from app.cli import EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, main
+from tests.api.test_graphs import IR, onnx_model
+
+FILES = Path(__file__).parent / "formats" / "files"
+
+
+def folder(tmp_path: Path, axis: int = 1) -> Path:
+    shutil.copy(FILES / "reducemax.json", tmp_path / "reducemax.json")
+    (tmp_path / "net.xml").write_bytes(IR)
+    (tmp_path / "net.bin").write_bytes(np.array([axis], dtype="<i8").tobytes())
+    (tmp_path / "model.onnx").write_bytes(onnx_model())
+    (tmp_path / "op.json").write_text(json.dumps({"kind": "Max", "inputs": [{"dtype": "f32", "shape": [2]}]}))
+    return tmp_path
+
+
+def test_a_folder_of_every_format_is_valid(tmp_path, capsys) -> None:
+    assert main(["check", str(folder(tmp_path))]) == EXIT_VALID
+    assert capsys.readouterr().out.splitlines()[-1] == (
+        "4 files, 5 descriptors: 5 valid, 0 invalid; 0 errors, 0 warnings, 2 notes"
+    )
+
+
+def test_ir_is_read_with_the_bin_beside_it_and_findings_carry_lines(tmp_path, capsys) -> None:
+    path = folder(tmp_path, axis=2) / "net.xml"
+    assert main(["check", str(path)]) == EXIT_INVALID
+    out = capsys.readouterr().out
+    assert f"{path}:15:4: error ReduceMax.axes.range: axis 2 is out of range [-2, 1] for src of rank 2" in out
+
+
+def test_onednn_finding_has_its_line_and_onnx_names_the_node(tmp_path, capsys) -> None:
+    data = (FILES / "reducemax.json").read_bytes().replace(b"            1\n", b"            7\n", 1)
+    (tmp_path / "bad.json").write_bytes(data)
+    assert main(["check", str(tmp_path / "bad.json")]) == EXIT_INVALID
+    assert ":14:13: error ReduceMax.axes.range: axis 7 is out of range" in capsys.readouterr().out
+    (tmp_path / "m.onnx").write_bytes(onnx_model())
+    main(["check", str(tmp_path / "m.onnx")])
+    assert "m.onnx: info graph.translated: node[reduce]: ONNX ReduceMax" in capsys.readouterr().out
+
+
+def test_malformed_graph_exits_2(tmp_path, capsys) -> None:
+    (tmp_path / "net.xml").write_bytes(b'<net version="11"><layers>\n<layer id="0" type="X"></net>')
+    assert main(["check", str(tmp_path / "net.xml")]) == EXIT_MALFORMED
+    assert "net.xml:2:26: error opspec.graph: not XML: mismatched tag" in capsys.readouterr().out
+
+
+def test_a_folder_passes_over_xml_that_is_not_an_ir(tmp_path, capsys) -> None:
+    folder(tmp_path)
+    (tmp_path / "pom.xml").write_text("<project><modelVersion>4.0.0</modelVersion></project>\n")
+    assert main(["check", str(tmp_path)]) == EXIT_VALID
+    assert "pom.xml" not in capsys.readouterr().out
