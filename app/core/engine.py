@@ -199,7 +199,27 @@ def run(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Verdi
             )
     outputs = verdict.outputs or []
     arrays = [ctx.values(index) for index in range(len(inputs))]  # decoded once, during the check
-    total = sum(buffer_nbytes(array) for array in arrays)  # type: ignore[arg-type]  # strided: the buffer
+    refuse_oversize(spec, descriptor, arrays, outputs, settings)  # type: ignore[arg-type]
+    results = list(spec.evaluate(descriptor, arrays))  # type: ignore[arg-type]
+    for out, array in zip(outputs, results, strict=True):
+        assert array.shape == tuple(out.shape), f"{spec.kind} kernel gave {array.shape}, inferred {out.shape}"  # type: ignore[arg-type]
+    return verdict, results
+
+
+def refuse_oversize(
+    spec: OpSpec,
+    descriptor: Descriptor,
+    arrays: Sequence[np.ndarray],
+    outputs: Sequence[OutputType],
+    settings: Settings,
+    *,
+    copies: int = 1,
+    held: str = "inputs and outputs",
+) -> None:
+    """Every size and time limit of a run, before anything output-sized is allocated: each output's size
+    known and within max_elements, the decoded inputs plus `copies` of every output within
+    max_total_bytes (verify holds several answers per output), and the kernel's sequential steps."""
+    total = sum(buffer_nbytes(array) for array in arrays)  # strided: the whole buffer
     for index, out in enumerate(outputs):
         if not is_static(out.shape):
             raise NotEvaluable(
@@ -215,16 +235,16 @@ def run(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Verdi
                 f"{settings.max_elements:,} (max_elements)",
             )
         refuse_wide_dims(out.shape, f"output {index}", f"outputs[{index}]", settings)  # type: ignore[arg-type]
-        total += count * DTYPES[out.dtype].itemsize
+        total += copies * count * DTYPES[out.dtype].itemsize
     if total > settings.max_total_bytes:
         raise LimitExceeded(
             "inputs",
             "max_total_bytes",
-            f"inputs and outputs would take {total:,} bytes, above the limit of {settings.max_total_bytes:,} "
+            f"{held} would take {total:,} bytes, above the limit of {settings.max_total_bytes:,} "
             "(max_total_bytes)",
         )
     if spec.kernel_steps is not None:
-        steps = spec.kernel_steps(descriptor, arrays)  # type: ignore[arg-type]
+        steps = spec.kernel_steps(descriptor, arrays)
         if steps.count > settings.max_kernel_steps:
             raise LimitExceeded(
                 steps.path,
@@ -232,10 +252,6 @@ def run(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Verdi
                 f"{spec.kind} would take up to {steps.count:,} steps one after another ({steps.why}), above the "
                 f"limit of {settings.max_kernel_steps:,} (max_kernel_steps)",
             )
-    results = list(spec.evaluate(descriptor, arrays))  # type: ignore[arg-type]
-    for out, array in zip(outputs, results, strict=True):
-        assert array.shape == tuple(out.shape), f"{spec.kind} kernel gave {array.shape}, inferred {out.shape}"  # type: ignore[arg-type]
-    return verdict, results
 
 
 def evaluate(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> Evaluation:

@@ -15,9 +15,8 @@ from app.core.diagnostics import Diagnostic
 from app.core.dtypes import DTYPES
 from app.core.engine import Invalid, NotEvaluable
 from app.core.mismatch import FIRST, Case, float_classes, identical, mismatch_chunks
-from app.core.payload import LimitExceeded, PayloadError, buffer_nbytes, decode, encode, refuse_wide_dims
+from app.core.payload import PayloadError, decode, encode
 from app.core.registry import Descriptor, OpSpec, OutputType
-from app.core.shapes import format_shape, is_static, numel
 
 # Held at once: the inputs, the spec's outputs, the given outputs and one modelled answer.
 ANSWERS_HELD = 3
@@ -58,7 +57,16 @@ def verify(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> Verifica
             "outputs", f"{spec.kind} has {len(inferred)} inferred output(s); {len(given)} given"
         )
     arrays = [ctx.values(index) for index in range(len(descriptor.inputs))]
-    _refuse_oversize(spec, descriptor, arrays, inferred, settings)  # type: ignore[arg-type]
+    engine.refuse_oversize(
+        spec,
+        descriptor,
+        arrays,  # type: ignore[arg-type]
+        inferred,
+        settings,
+        copies=ANSWERS_HELD,
+        held=f"the inputs and {ANSWERS_HELD} answers per output (the spec's, the given one and one modelled "
+        "implementation's)",
+    )
     answers = [
         _decode_given(tensor, out, index, settings)
         for index, (tensor, out) in enumerate(zip(given, inferred, strict=True))
@@ -69,42 +77,6 @@ def verify(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> Verifica
     if not all(r["conformant"] for r in reports):
         _find_likenesses(spec, case, inferred, reports)
     return Verification(spec.kind, all(r["conformant"] for r in reports), reports, verdict.diagnostics)
-
-
-def _refuse_oversize(
-    spec: OpSpec,
-    descriptor: Descriptor,
-    arrays: list[np.ndarray],
-    inferred: list[OutputType],
-    settings: Settings,
-) -> None:
-    """Every size limit, before the given outputs are decoded or any kernel runs."""
-    total = sum(buffer_nbytes(array) for array in arrays)
-    for index, out in enumerate(inferred):
-        if not is_static(out.shape):
-            raise NotEvaluable(
-                f"outputs[{index}]",
-                f"output {index} has shape {format_shape(out.shape)}; its size is not known",
-            )
-        refuse_wide_dims(out.shape, f"output {index}", f"outputs[{index}]", settings)  # type: ignore[arg-type]
-        total += ANSWERS_HELD * numel(out.shape) * DTYPES[out.dtype].itemsize  # type: ignore[arg-type]
-    if total > settings.max_total_bytes:
-        raise LimitExceeded(
-            "outputs",
-            "max_total_bytes",
-            f"verifying holds the inputs and {ANSWERS_HELD} answers per output (the spec's, the given one and one "
-            f"modelled implementation's): {total:,} bytes, above the limit of {settings.max_total_bytes:,} "
-            "(max_total_bytes)",
-        )
-    if spec.kernel_steps is not None:
-        steps = spec.kernel_steps(descriptor, arrays)
-        if steps.count > settings.max_kernel_steps:
-            raise LimitExceeded(
-                steps.path,
-                "max_kernel_steps",
-                f"{spec.kind} would take up to {steps.count:,} steps one after another ({steps.why}), above the "
-                f"limit of {settings.max_kernel_steps:,} (max_kernel_steps)",
-            )
 
 
 def _decode_given(tensor: Any, out: OutputType, index: int, settings: Settings) -> np.ndarray:
