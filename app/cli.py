@@ -1,4 +1,5 @@
-"""The `opspec` command: `serve` runs the HTTP API, `check` validates descriptor files for CI.
+"""The `opspec` command: `serve` runs the HTTP API, `check` validates descriptor and graph files for CI,
+`verify` compares a kernel's outputs with the spec's.
 
 A thin layer over the readers and the report writers (as httpx's _main.py is over httpx), with exit
 codes CI can trust: 0 every descriptor is valid, 1 some descriptor breaks a rule, 2 some input could
@@ -28,8 +29,10 @@ FORMATS = ("text", "json", "junit", "sarif", "github")
 PROGRESS_MIN_FILES = 200  # fewer files finish before a bar would tell anyone anything
 
 CHECK_HELP = """\
-Each file holds one descriptor, a list of them, or {"ops": [...]}; a directory is searched
-recursively for *.json (hidden folders and node_modules skipped); - reads standard input.
+Each file holds one descriptor, a list of them, or {"ops": [...]}, or is a graph: oneDNN Graph
+JSON, OpenVINO IR (.xml, with the .bin beside it) or ONNX (.onnx). A directory is searched
+recursively for *.json, *.onnx and IR *.xml (hidden folders and node_modules skipped); - reads
+standard input.
 
 exit codes:
   0  every descriptor is valid (warnings allowed, unless --strict)
@@ -208,8 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     serve.set_defaults(run=_serve)
     check = commands.add_parser(
         "check",
-        help="validate descriptor files; exit 0 all valid, 1 some invalid, 2 some unreadable",
-        description="Validate descriptor files and report every finding with its line and column.",
+        help="validate descriptor and graph files; exit 0 all valid, 1 some invalid, 2 some unreadable",
+        description="Validate descriptor and graph files and report every finding with its line and column.",
         epilog=CHECK_HELP,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )

@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from app.cli import EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, main
+from app.formats.readers import SUFFIXES
 
 GOOD = {"kind": "ReduceMax", "attrs": {"axes": [1]}, "inputs": [{"dtype": "f32", "shape": [2, 3]}]}
 BAD = {"kind": "ReduceMax", "attrs": {"axes": [4]}, "inputs": [{"dtype": "f32", "shape": [2, 3]}]}
@@ -108,6 +109,13 @@ def test_output_file_gets_the_report_and_stderr_the_summary(tmp_path, capsys) ->
     assert captured.err.startswith("1 file, 1 descriptor: 0 valid, 1 invalid;")
     [result] = json.loads(report.read_text())["runs"][0]["results"]
     assert result["ruleId"] == "ReduceMax.axes.range"
+
+
+def test_help_names_every_extension_a_directory_walk_reads(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    help_text = capsys.readouterr().out
+    assert all(f"*{suffix}" in help_text for suffix in SUFFIXES)
 
 
 def test_version(capsys) -> None:
