@@ -167,15 +167,7 @@ def _report_options(command: argparse.ArgumentParser) -> None:
 def _serve(args: argparse.Namespace) -> int:
     from app.api import server
 
-    try:
-        settings = get_settings()
-    except ValidationError as exc:  # a bad OPSPEC_* variable: say which, in one line per fault
-        for error in exc.errors():
-            name = "OPSPEC_" + "_".join(str(part) for part in error["loc"]).upper()
-            print(
-                f"opspec serve: {name}={error.get('input')!r} is not valid: {error['msg']}", file=sys.stderr
-            )
-        return EXIT_MALFORMED
+    settings = get_settings()  # main() has checked the OPSPEC_* variables
     # On SIGTERM uvicorn stops accepting, lets in-flight requests finish, then exits; with workers the
     # supervisor passes the signal to each worker and waits for them.
     host = args.host or settings.host
@@ -246,6 +238,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    try:
+        get_settings()
+    except ValidationError as exc:  # a bad OPSPEC_* variable: one line per fault, never a traceback
+        for error in exc.errors():
+            name = "OPSPEC_" + "_".join(str(part) for part in error["loc"]).upper()
+            print(
+                f"opspec {args.command}: {name}={error.get('input')!r} is not valid: {error['msg']}",
+                file=sys.stderr,
+            )
+        return EXIT_MALFORMED
     return args.run(args)
 
 

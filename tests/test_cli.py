@@ -11,6 +11,7 @@ import sys
 import pytest
 
 from app.cli import EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, main
+from app.core.config import get_settings
 from app.formats.readers import SUFFIXES
 
 GOOD = {"kind": "ReduceMax", "attrs": {"axes": [1]}, "inputs": [{"dtype": "f32", "shape": [2, 3]}]}
@@ -73,6 +74,22 @@ def test_an_unreadable_file_is_a_finding_with_its_place_never_a_traceback(
     path.write_bytes(content if isinstance(content, bytes) else content.encode())
     assert main(["check", str(path)]) == EXIT_MALFORMED
     assert capsys.readouterr().out.startswith(f"{path}:{where}: {message}")
+
+
+@pytest.mark.parametrize("command", ["check", "verify"])
+def test_a_bad_setting_exits_2_in_one_line_for_check_and_verify(
+    tmp_path, capsys, monkeypatch, command
+) -> None:
+    monkeypatch.setenv("OPSPEC_MAX_ELEMENTS", "0")
+    get_settings.cache_clear()
+    try:
+        assert main([command, write(tmp_path, "good.json", GOOD)]) == EXIT_MALFORMED
+    finally:
+        monkeypatch.delenv("OPSPEC_MAX_ELEMENTS")
+        get_settings.cache_clear()
+    assert capsys.readouterr().err.splitlines() == [
+        f"opspec {command}: OPSPEC_MAX_ELEMENTS='0' is not valid: Input should be greater than or equal to 1"
+    ]
 
 
 def test_a_missing_file_exits_2(tmp_path, capsys) -> None:
