@@ -131,6 +131,6 @@ def test_the_readme_example_runs() -> None:
     from pathlib import Path
 
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    section = readme.split("## In Python:", 1)[1].split("\n## ", 1)[0]
+    section = readme.split("\n## In Python", 1)[1].split("\n## ", 1)[0]
     (block,) = re.findall(r"```python\n(.*?)```", section, re.S)
     exec(compile(block, "README.md", "exec"), {})
