@@ -17,7 +17,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from app.core.config import get_settings
+from app.core.config import Settings, get_settings
 from app.formats.readers import read_source, walk
 from app.formats.source import Source, load
 from app.report import WRITERS, text
@@ -70,10 +70,19 @@ def _paths(names: Iterable[str]) -> list[tuple[str, Path | None]]:
     return found
 
 
-def _sources(paths: list[tuple[str, Path | None]], max_bytes: int) -> Iterator[Source]:
+# Graph files only graph readers read (ONNX, OpenVINO IR) are bounded by max_graph_bytes, as on the
+# graph route; every other file, like any request body, by max_body_bytes.
+GRAPH_SUFFIXES = (".onnx", ".xml")
+
+
+def _sources(paths: list[tuple[str, Path | None]], settings: Settings) -> Iterator[Source]:
+    max_bytes = settings.max_body_bytes
     for name, path in paths:
-        if path is not None:
+        if path is not None and path.suffix.lower() in GRAPH_SUFFIXES:
+            yield load(name, path, settings.max_graph_bytes, "max_graph_bytes")
+        elif path is not None:
             yield load(name, path, max_bytes)
+        if path is not None:
             continue
         data = sys.stdin.buffer.read(max_bytes + 1)
         if len(data) > max_bytes:
@@ -94,7 +103,7 @@ def _progress(items: Iterator, total: int) -> Iterator:
 def run_check(names: Iterable[str], *, strict: bool = False) -> RunReport:
     report = RunReport(version=version(), strict=strict)
     paths = _paths(names)
-    for source in _progress(_sources(paths, get_settings().max_body_bytes), len(paths)):
+    for source in _progress(_sources(paths, get_settings()), len(paths)):
         report.add(read_source(source))
     return report
 
@@ -122,7 +131,7 @@ def run_verify(args: argparse.Namespace) -> RunReport:
     report = RunReport(version=version(), strict=args.strict, command="verify", unit_noun="cases")
     if args.descriptor is not None:
         report.add(verify_cases.read_npz(args.descriptor, args.inputs, args.outputs))
-    for source in _sources(_paths(args.files), get_settings().max_body_bytes):
+    for source in _sources(_paths(args.files), get_settings()):
         report.add(verify_cases.read(source))
     return report
 

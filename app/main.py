@@ -35,7 +35,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     docs.install(app)
     # Added innermost first: Gate (request id, log, metrics) wraps CORS, which wraps the 415 gate and
     # the body limits, so every answer, a preflight or a 415 too, has its id and its CORS headers.
-    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes, timeout=settings.body_timeout)
+    app.add_middleware(
+        BodyLimit,
+        max_bytes=settings.max_body_bytes,
+        timeout=settings.body_timeout,
+        by_path={"/v1/graphs/validate": (settings.max_graph_bytes, "max_graph_bytes")},
+    )
     routes = RouteTable(app)
     app.add_middleware(MediaGate, routes=routes)
     if settings.cors_origins:  # off by default: no page elsewhere may call a local instance

@@ -58,3 +58,23 @@ def test_a_folder_passes_over_xml_that_is_not_an_ir(tmp_path, capsys) -> None:
     (tmp_path / "pom.xml").write_text("<project><modelVersion>4.0.0</modelVersion></project>\n")
     assert main(["check", str(tmp_path)]) == EXIT_VALID
     assert "pom.xml" not in capsys.readouterr().out
+
+
+def test_graph_files_are_bounded_by_max_graph_bytes(tmp_path, monkeypatch, capsys) -> None:
+    """An ONNX model over max_body_bytes is read when it is within max_graph_bytes, as on the graph route;
+    a descriptor file of the same size is not."""
+    from app.core.config import get_settings
+
+    path = folder(tmp_path) / "model.onnx"
+    size = path.stat().st_size
+    monkeypatch.setenv("OPSPEC_MAX_BODY_BYTES", str(size - 1))
+    monkeypatch.setenv("OPSPEC_MAX_GRAPH_BYTES", str(size))
+    get_settings.cache_clear()
+    try:
+        assert main(["check", str(path)]) == EXIT_VALID
+        monkeypatch.setenv("OPSPEC_MAX_GRAPH_BYTES", str(size - 1))
+        get_settings.cache_clear()
+        assert main(["check", str(path)]) == EXIT_MALFORMED
+        assert "(max_graph_bytes)" in capsys.readouterr().out
+    finally:
+        get_settings.cache_clear()

@@ -12,18 +12,30 @@ from app.api import problems
 
 
 class BodyLimit:
-    def __init__(self, app: ASGIApp, max_bytes: int, timeout: float):
+    """`max_bytes` (named by the setting `limit`) for every path, except the paths in `by_path` that carry
+    their own (a graph file may be larger than a descriptor: max_graph_bytes)."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_bytes: int,
+        timeout: float,
+        limit: str = "max_body_bytes",
+        by_path: dict[str, tuple[int, str]] | None = None,
+    ):
         self.app = app
-        self.max_bytes = max_bytes
+        self.default = (max_bytes, limit)
+        self.by_path = by_path or {}
         self.timeout = timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        max_bytes, limit = self.by_path.get(scope["path"], self.default)
         declared = dict(scope.get("headers", ())).get(b"content-length")
-        if declared is not None and declared.isdigit() and int(declared) > self.max_bytes:
-            await self._refuse(scope, send, int(declared))
+        if declared is not None and declared.isdigit() and int(declared) > max_bytes:
+            await _refuse(scope, send, int(declared), max_bytes, limit)
             return
         # Read it all (up to the limit) before the app runs, then replay it: a chunked body has no
         # length up front, and a client that trickles its body must not hold a connection for ever.
@@ -37,8 +49,8 @@ class BodyLimit:
                         break
                     chunk = message.get("body", b"")
                     size += len(chunk)
-                    if size > self.max_bytes:
-                        await self._refuse(scope, send, size)
+                    if size > max_bytes:
+                        await _refuse(scope, send, size, max_bytes, limit)
                         return
                     chunks.append(chunk)
                     if not message.get("more_body", False):
@@ -62,15 +74,13 @@ class BodyLimit:
 
         await self.app(scope, replay, send)
 
-    async def _refuse(self, scope: Scope, send: Send, size: int) -> None:
-        detail = f"the body is {size:,} bytes or more, above the limit of {self.max_bytes:,} (max_body_bytes)"
-        content = problems.body(
-            "too-large",
-            detail,
-            [{"path": "body", "message": detail, "limit": "max_body_bytes"}],
-            problems.request_id(scope),
-        )
-        await answer(send, 413, json.dumps(content).encode())
+
+async def _refuse(scope: Scope, send: Send, size: int, max_bytes: int, limit: str) -> None:
+    detail = f"the body is {size:,} bytes or more, above the limit of {max_bytes:,} ({limit})"
+    content = problems.body(
+        "too-large", detail, [{"path": "body", "message": detail, "limit": limit}], problems.request_id(scope)
+    )
+    await answer(send, 413, json.dumps(content).encode())
 
 
 async def answer(send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:

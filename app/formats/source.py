@@ -20,14 +20,12 @@ class Source:
     error: str | None = None  # why the bytes could not be read; data is then empty
 
 
-def load(name: str, path: Path, max_bytes: int) -> Source:
-    """Read a file whole, refusing one larger than `max_bytes` before reading it."""
+def load(name: str, path: Path, max_bytes: int, limit: str = "max_body_bytes") -> Source:
+    """Read a file whole, refusing one larger than `max_bytes` (the setting `limit`) before reading it."""
     try:
         size = path.stat().st_size
         if size > max_bytes:
-            return Source(
-                name, b"", path, f"{size:,} bytes, above the limit of {max_bytes:,} (max_body_bytes)"
-            )
+            return Source(name, b"", path, f"{size:,} bytes, above the limit of {max_bytes:,} ({limit})")
         return Source(name, path.read_bytes(), path)
     except OSError as exc:
         return Source(name, b"", path, exc.strerror or str(exc))

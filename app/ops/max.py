@@ -122,7 +122,7 @@ def _numpy_maximum(d: MaxOp, arrays: Sequence[np.ndarray], expected: Sequence[np
 IMPLEMENTATIONS = (
     Implementation(
         "NumPy maximum (np.maximum folded over the inputs)",
-        "SPEC-NOTES, Max: NumPy's maximum and onnxruntime answer Max(-0, +0) by operand order. Recorded: "
+        "SPEC-NOTES, Max: NumPy's maximum answers Max(-0, +0) by operand order. Recorded: "
         'specs/max.json, "verify: NumPy\'s maximum keeps -0 by operand order"',
         _numpy_maximum,
     ),
@@ -153,8 +153,8 @@ OP = OpSpec(
     count_rule="C1",
     dtype_table=tuple({"X": dtype, "Y": dtype} for dtype in DTYPES if dtype in T),
     notes=(
-        "NumPy's maximum and onnxruntime answer Max(-0, +0) by operand order; the profile's maximum, and "
-        "opspec, give +0 in either order.",
+        "NumPy's maximum answers Max(-0, +0) by operand order; the profile's maximum, and opspec, give +0 in "
+        "either order.",
         "onnxruntime 1.32's CPU Max keeps the earlier or the later of -0 and +0 depending on the dtype, the "
         "shapes and the element's place in a vector loop (measured over shapes up to [2, 3]: f16 the earlier, "
         "f32 and f64 mostly the later, some mixed within one output), so POST /v1/verify names its answers "

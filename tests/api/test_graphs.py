@@ -136,6 +136,22 @@ def test_limits_are_413_naming_the_limit() -> None:
     assert response.json()["errors"][0]["limit"] == "max_graph_nodes"
 
 
+def test_the_graph_route_has_its_own_body_limit() -> None:
+    """A graph file may be larger than a descriptor: max_graph_bytes bounds the graph route's body, and
+    max_body_bytes every other."""
+    model = onnx_model()
+    settings = Settings(max_body_bytes=len(model) // 2, max_graph_bytes=len(model) * 2)
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        assert client.post("/v1/graphs/validate", content=model, headers=BYTES).status_code == 200
+        assert client.post("/v1/validate", content=model, headers=JSON).json()["errors"][0]["limit"] == (
+            "max_body_bytes"
+        )
+    settings = Settings(max_graph_bytes=len(model) - 1)
+    with TestClient(create_app(settings), raise_server_exceptions=False) as client:
+        response = client.post("/v1/graphs/validate", content=model, headers=BYTES)
+    assert response.status_code == 413 and response.json()["errors"][0]["limit"] == "max_graph_bytes"
+
+
 def test_openapi_has_an_example_of_each_format(client) -> None:
     body = client.get("/openapi.json").json()["paths"]["/v1/graphs/validate"]["post"]["requestBody"][
         "content"
