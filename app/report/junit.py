@@ -17,6 +17,15 @@ def _lines(path: str, findings: list[Finding]) -> str:
     return "".join(finding_line(path, f) for f in findings)
 
 
+def _headline(findings: list[Finding]) -> Finding | None:
+    """The finding a failure is named after: the first error, else (under --strict) the first warning."""
+    for severity in ("error", "warning"):
+        for finding in findings:
+            if finding.severity == severity:
+                return finding
+    return None
+
+
 def _suite(file: FileReport, strict: bool) -> ET.Element:
     suite = ET.Element("testsuite", name=file.path)
     failures = errors = 0
@@ -43,7 +52,7 @@ def _suite(file: FileReport, strict: bool) -> ET.Element:
         if tag is not None:
             failures += tag == "failure"
             errors += tag == "error"
-            first = next((f for f in unit.findings if f.severity != "info"), None)
+            first = _headline(unit.findings)
             element = ET.SubElement(case, tag, type=first.rule if first else unit.verdict)
             element.set("message", first.message if first else unit.verdict)
             element.text = text

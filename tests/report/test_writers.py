@@ -92,3 +92,27 @@ def test_junit_with_strict_fails_a_descriptor_that_has_a_warning() -> None:
     WRITERS["junit"](run, out)
     [case] = ET.fromstring(out.getvalue()).findall(".//testcase[@name='[1] ReduceMax']")
     assert case.find("failure").get("type") == "ReduceMax.onednn.empty_axes"
+
+
+def test_junit_names_a_failure_after_its_first_error_even_behind_a_warning() -> None:
+    from app.report.model import FileReport, Finding, RunReport, Unit
+
+    unit = Unit(
+        0,
+        "[0]",
+        "ReduceMax",
+        "invalid",
+        [
+            Finding("info", "graph.translated", "translated"),
+            Finding("warning", "ReduceMax.onednn.empty_axes", "oneDNN rejects empty axes"),
+            Finding("error", "ReduceMax.axes.range", "axis 3 is out of range [-3, 2] for src of rank 3"),
+        ],
+    )
+    run = RunReport([FileReport("a.json", "descriptor-json", [unit])])
+    out = io.StringIO()
+    WRITERS["junit"](run, out)
+    failure = ET.fromstring(out.getvalue()).find(".//failure")
+    assert (failure.get("type"), failure.get("message")) == (
+        "ReduceMax.axes.range",
+        "axis 3 is out of range [-3, 2] for src of rank 3",
+    )
