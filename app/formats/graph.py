@@ -225,41 +225,47 @@ def _type(value: Value | None) -> TensorType:
 
 def _order(graph: Graph) -> tuple[list[Node], list[Diagnostic]]:
     """Kahn's order; nodes on or behind a cycle come last in file order, and each cycle is named once."""
-    producer: dict[str, Node] = {}
+    nodes = graph.nodes
+    producer: dict[str, int] = {}  # value name -> the place in the file of the node writing it
     problems: list[Diagnostic] = []
-    for node in graph.nodes:
+    for place, node in enumerate(nodes):
         for index, name in enumerate(node.outputs):
             if name in producer:
                 problems.append(
                     diagnostic(
                         "graph.edge",
                         node.path,
-                        f"{_who(node)} writes value {shown(name)} (output {index}), which {_who(producer[name])} "
-                        "writes too; each value has one producer",
+                        f"{_who(node)} writes value {shown(name)} (output {index}), which "
+                        f"{_who(nodes[producer[name]])} writes too; each value has one producer",
                     )
                 )
             else:
-                producer[name] = node
-    waiting: dict[int, int] = {}
-    readers: dict[int, list[Node]] = {}
-    for node in graph.nodes:
-        sources = {id(producer[name]) for name in node.inputs if name is not None and name in producer}
-        waiting[id(node)] = len(sources)
+                producer[name] = place
+    # Nodes by their place in the file: lists indexed by place cost less than dicts keyed by id().
+    waiting = [0] * len(nodes)
+    readers: list[list[int] | None] = [None] * len(nodes)
+    for place, node in enumerate(nodes):
+        sources = {producer[name] for name in node.inputs if name in producer}
+        waiting[place] = len(sources)
         for source in sources:
-            readers.setdefault(source, []).append(node)
-    ready = [node for node in graph.nodes if waiting[id(node)] == 0]
+            found = readers[source]
+            if found is None:
+                readers[source] = [place]
+            else:
+                found.append(place)
+    ready = [place for place, count in enumerate(waiting) if count == 0]
     ordered: list[Node] = []
     while ready:
-        node = ready.pop()
-        ordered.append(node)
-        for reader in readers.get(id(node), ()):
-            waiting[id(reader)] -= 1
-            if waiting[id(reader)] == 0:
+        place = ready.pop()
+        ordered.append(nodes[place])
+        for reader in readers[place] or ():
+            waiting[reader] -= 1
+            if waiting[reader] == 0:
                 ready.append(reader)
-    if len(ordered) < len(graph.nodes):
+    if len(ordered) < len(nodes):
         done = {id(node) for node in ordered}
-        stuck = [node for node in graph.nodes if id(node) not in done]
-        cycle = _find_cycle(stuck, producer, done)
+        stuck = [node for node in nodes if id(node) not in done]
+        cycle = _find_cycle(stuck, {name: nodes[place] for name, place in producer.items()}, done)
         names = " -> ".join(_who(node) for node in [*cycle, cycle[0]])
         problems.append(
             diagnostic(
@@ -318,7 +324,18 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
             if not node.structural:
                 not_checked[node.kind] += 1
         else:
-            result, flow = _check(node, inputs, settings, foreign, memo)
+            # The same values (the same objects) into a node of the same signature as one already
+            # answered: that answer at this node's path. The memo holds those values, so their ids
+            # stay theirs for the whole walk.
+            ids = (node.signature, tuple(map(id, inputs)), tuple(map(id, node.declared_outputs)))
+            # (no value at all may mean an absent optional input or an untyped one: _check tells them apart)
+            same = memo.same.get(ids) if node.signature is not None and NO_VALUE not in ids[1] else None
+            if same is not None:
+                result, flow = same.at(node), same.flow
+            else:
+                result, flow = _check(node, inputs, settings, foreign, memo)
+                if memo.last is not None and NO_VALUE not in ids[1]:
+                    memo.same[ids] = memo.last
             if result.checked_as is None:
                 not_checked[node.kind] += 1
         for name, value in zip(node.outputs, flow, strict=False):
@@ -334,6 +351,9 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
     )  # fmt: skip
 
 
+NO_VALUE = id(None)
+
+
 def _where(positions: Mapping[str, tuple[int, int]], path: str) -> tuple[int | None, int | None]:
     found = positions.get(path)
     return (None, None) if found is None else found
@@ -342,7 +362,7 @@ def _where(positions: Mapping[str, tuple[int, int]], path: str) -> tuple[int | N
 def _inputs(node: Node, values: Mapping[str, Value]) -> list[Value | None]:
     """What flows into each input: the producer's value, else what the node itself declares there."""
     if not node.declared_inputs:  # ONNX: only what flows
-        return [None if name is None else values.get(name) for name in node.inputs]
+        return list(map(values.get, node.inputs))  # None, an absent input, is no value's name
     out: list[Value | None] = []
     for index, name in enumerate(node.inputs):
         declared = node.declared_inputs[index] if index < len(node.declared_inputs) else None
@@ -365,8 +385,8 @@ def _inputs(node: Node, values: Mapping[str, Value]) -> list[Value | None]:
 
 def _declared(node: Node) -> list[Value]:
     declared = node.declared_outputs
-    if len(declared) == len(node.outputs) and None not in declared:
-        return list(declared)  # type: ignore[arg-type]
+    if len(declared) == len(node.outputs) and all(declared):  # a Value is always true
+        return declared  # type: ignore[return-value]
     return [
         (declared[index] if index < len(declared) else None) or Value(None, None)
         for index in range(len(node.outputs))
@@ -391,12 +411,14 @@ def _check(
     node: Node, inputs: list[Value | None], settings: Settings, foreign: frozenset[str], memo: Memo
 ) -> tuple[NodeResult, list[Value]]:
     assert node.translate is not None
+    memo.last = None
     declared = _declared(node)
     key = _key(node, inputs, declared)
     seen = memo.nodes.get(key) if key is not None else None
     if seen is not None and seen.same is not None:
         # A node like one already checked whose findings (if any) all sit on the node itself: its answer
         # is that node's with this node's path, built without translating or checking again.
+        memo.last = _Same(seen.same.result, seen.same.flow, inputs)
         return seen.same.at(node), seen.same.flow
     untyped = [
         f"input {k} ({shown(node.inputs[k])})"
@@ -423,7 +445,7 @@ def _check(
         note = diagnostic("graph.untranslatable", node.path, seen.why)
         result = _plain(node, inputs, declared, [note], memo)
         if key is not None:
-            seen.same = _Same(result, declared)
+            seen.same = memo.last = _Same(result, declared, inputs)
         return result, declared
     out: list[Diagnostic] = [diagnostic("graph.translated", node.path, n) for n in seen.notes]
     if seen.found or any(value is not None and value.note for value in inputs):
@@ -444,7 +466,7 @@ def _check(
         [types(v) for v in flow], out, node.path,
     )  # fmt: skip
     if key is not None and not seen.found:
-        seen.same = _Same(result, flow)
+        seen.same = memo.last = _Same(result, flow, inputs)
     return result, flow
 
 
@@ -487,6 +509,7 @@ class _Same:
 
     result: NodeResult
     flow: list[Value]
+    inputs: list[Value | None]  # held, so that the ids of these values are not reused while the walk runs
 
     def at(self, node: Node) -> NodeResult:
         r = self.result
@@ -518,6 +541,9 @@ class Memo:
     def __init__(self) -> None:
         self.checks: dict[Any, tuple[str, list[Value] | None, Found]] = {}
         self.nodes: dict[Any, _Seen] = {}
+        # by (signature, ids of the input values, ids of the declared outputs): see walk()
+        self.same: dict[tuple[Any, tuple[int, ...], tuple[int, ...]], _Same] = {}
+        self.last: _Same | None = None  # what _check just answered, when another node may share it
         self._types: dict[tuple[str | None, Shape | None], TensorType] = {}
 
     def types(self, value: Value | None) -> TensorType:

@@ -24,12 +24,22 @@ from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.payload import LimitExceeded
 from app.core.shapes import SYMBOL, Shape
 from app.formats.errors import Malformed, shown
-from app.formats.graph import SMALL_CONSTANT, Graph, Node, Translation, Value, diagnostic, wire_tensor
+from app.formats.graph import (
+    SMALL_CONSTANT,
+    Graph,
+    Node,
+    Translate,
+    Translation,
+    Value,
+    diagnostic,
+    wire_tensor,
+)
 from app.ops import REGISTRY
 
 FORMAT = "onnx"
 DEFAULT_DOMAINS = ("", "ai.onnx")
 REDUCE_MAX_DTYPES = REGISTRY["ReduceMax"].inputs[0].dtypes
+MAX_SIGNATURE = ("Max",)
 
 
 def parse(data: bytes, settings: Settings) -> Graph:
@@ -61,6 +71,17 @@ def _text(value: str | bytes) -> str:
     return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
+def _texts(values: Any) -> list[str]:
+    """A repeated protobuf string as `_text` each, checked at once in the usual all-ASCII case."""
+    names = list(values)
+    try:
+        if "".join(names).isascii():
+            return names
+    except TypeError:  # a bytes among them
+        pass
+    return [_text(n) for n in names]
+
+
 def _refuse_external(tensor: onnx.TensorProto, where: str) -> None:
     if tensor.data_location == onnx.TensorProto.EXTERNAL:
         location = _text(next((e.value for e in tensor.external_data if e.key == "location"), "?"))
@@ -90,6 +111,7 @@ class _Reader:
         self.opset = opset
         self.settings = settings
         self.problems: list = []
+        self.reduce_max: dict[Any, Translate] = {}  # by signature: opset and attributes
 
     def value(self, info: onnx.ValueInfoProto, where: str) -> Value:
         kind = info.type.WhichOneof("value")
@@ -170,28 +192,36 @@ class _Reader:
         path = f"node[{name or f'#{index}'}]"
         op_type, domain = _text(proto.op_type), proto.domain
         standard = domain in DEFAULT_DOMAINS
-        out_names = [_text(n) for n in proto.output]
+        out_names = _texts(proto.output)
+        outputs = (
+            out_names if all(out_names) else [n or f"{path}.output[{k}]" for k, n in enumerate(out_names)]
+        )
+        in_names = _texts(proto.input)
         node = Node(
-            id=str(index),
-            name=name,
-            kind=op_type if standard else f"{_text(domain)}.{op_type}",
-            path=path,
-            inputs=[_text(n) or None for n in proto.input],
-            outputs=[n or f"{path}.output[{k}]" for k, n in enumerate(out_names)],
+            str(index),
+            name,
+            op_type if standard else f"{_text(domain)}.{op_type}",
+            path,
+            in_names if all(in_names) else [n or None for n in in_names],
+            outputs,
             declared_outputs=[declared.get(n) for n in out_names],
             input_paths="{path}.input[{index}]",
         )
         if not standard:
             return node
-        if op_type == "Constant":
+        if op_type == "Max":
+            node.translate = _max
+            node.signature = MAX_SIGNATURE
+        elif op_type == "ReduceMax":
+            # A model repeats a few attribute sets: one translation function for each, read once.
+            node.signature = ("ReduceMax", self.opset, tuple(a.SerializeToString() for a in proto.attribute))
+            node.translate = self.reduce_max.get(node.signature)
+            if node.translate is None:
+                attrs = {a.name: a for a in proto.attribute}
+                node.translate = self.reduce_max[node.signature] = _reduce_max(self.opset, attrs)
+        elif op_type == "Constant":
             node.structural = True
             node.constant = self.constant({a.name: a for a in proto.attribute}, path)
-        elif op_type == "Max":
-            node.translate = _max
-            node.signature = ("Max",)
-        elif op_type == "ReduceMax":
-            node.translate = _reduce_max(self.opset, {a.name: a for a in proto.attribute})
-            node.signature = ("ReduceMax", self.opset, tuple(a.SerializeToString() for a in proto.attribute))
         return node
 
     def constant(self, attrs: dict[str, onnx.AttributeProto], path: str) -> Value:
