@@ -223,8 +223,9 @@ def _type(value: Value | None) -> TensorType:
 # --- ordering ------------------------------------------------------------------------------------
 
 
-def _order(graph: Graph) -> tuple[list[Node], list[Diagnostic]]:
-    """Kahn's order; nodes on or behind a cycle come last in file order, and each cycle is named once."""
+def _order(graph: Graph) -> tuple[list[int], list[Diagnostic]]:
+    """Kahn's order, as places in the file; nodes on or behind a cycle come last in file order, and each
+    cycle is named once."""
     nodes = graph.nodes
     producer: dict[str, int] = {}  # value name -> the place in the file of the node writing it
     problems: list[Diagnostic] = []
@@ -254,18 +255,21 @@ def _order(graph: Graph) -> tuple[list[Node], list[Diagnostic]]:
             else:
                 found.append(place)
     ready = [place for place, count in enumerate(waiting) if count == 0]
-    ordered: list[Node] = []
+    ordered: list[int] = []
     while ready:
         place = ready.pop()
-        ordered.append(nodes[place])
+        ordered.append(place)
         for reader in readers[place] or ():
             waiting[reader] -= 1
             if waiting[reader] == 0:
                 ready.append(reader)
     if len(ordered) < len(nodes):
-        done = {id(node) for node in ordered}
-        stuck = [node for node in nodes if id(node) not in done]
-        cycle = _find_cycle(stuck, {name: nodes[place] for name, place in producer.items()}, done)
+        placed = set(ordered)
+        stuck = [place for place in range(len(nodes)) if place not in placed]
+        done = {id(nodes[place]) for place in ordered}
+        cycle = _find_cycle(
+            [nodes[place] for place in stuck], {n: nodes[p] for n, p in producer.items()}, done
+        )
         names = " -> ".join(_who(node) for node in [*cycle, cycle[0]])
         problems.append(
             diagnostic(
@@ -309,12 +313,13 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
         )
     ordered, problems = _order(graph)
     values: dict[str, Value] = dict(graph.graph_inputs)
-    results: dict[int, NodeResult] = {}
+    results: list[NodeResult | None] = [None] * len(graph.nodes)  # by place: answered in file order
     not_checked: Counter[str] = Counter()
     foreign = IMPLEMENTATIONS - {graph.implementation}
     memo = Memo()
-    for node in ordered:
-        inputs = _inputs(node, values)
+    for place in ordered:
+        node = graph.nodes[place]
+        inputs = list(map(values.get, node.inputs)) if not node.declared_inputs else _inputs(node, values)
         if node.constant is not None:
             flow = [node.constant]
             result = _plain(node, inputs, flow, [], memo)
@@ -340,11 +345,12 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
                 not_checked[node.kind] += 1
         for name, value in zip(node.outputs, flow, strict=False):
             values.setdefault(name, value)
-        results[id(node)] = result
+        results[place] = result
     missing = _unproduced(graph, values)
-    nodes = [results[id(node)] for node in graph.nodes]  # answered in file order
+    nodes: list[NodeResult] = results  # type: ignore[assignment]  # every place is answered
+    where = graph.positions.get
     for result in nodes:
-        result.line, result.column = _where(graph.positions, result.path)
+        result.line, result.column = where(result.path) or (None, None)
     return GraphResult(
         graph.format, nodes, dict(sorted(not_checked.items())), [*graph.diagnostics, *problems, *missing],
         graph.positions,
@@ -354,14 +360,9 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
 NO_VALUE = id(None)
 
 
-def _where(positions: Mapping[str, tuple[int, int]], path: str) -> tuple[int | None, int | None]:
-    found = positions.get(path)
-    return (None, None) if found is None else found
-
-
 def _inputs(node: Node, values: Mapping[str, Value]) -> list[Value | None]:
     """What flows into each input: the producer's value, else what the node itself declares there."""
-    if not node.declared_inputs:  # ONNX: only what flows
+    if not node.declared_inputs:  # ONNX: only what flows (walk() inlines this case)
         return list(map(values.get, node.inputs))  # None, an absent input, is no value's name
     out: list[Value | None] = []
     for index, name in enumerate(node.inputs):
@@ -513,9 +514,10 @@ class _Same:
 
     def at(self, node: Node) -> NodeResult:
         r = self.result
+        path = node.path
         return NodeResult(
             node.id, node.name, node.kind, r.checked_as, r.valid, r.inputs, r.outputs,
-            [_moved(d, node.path) for d in r.diagnostics], node.path,
+            [_moved(d, path) for d in r.diagnostics] if r.diagnostics else [], path,
         )  # fmt: skip
 
 

@@ -71,17 +71,6 @@ def _text(value: str | bytes) -> str:
     return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
-def _texts(values: Any) -> list[str]:
-    """A repeated protobuf string as `_text` each, checked at once in the usual all-ASCII case."""
-    names = list(values)
-    try:
-        if "".join(names).isascii():
-            return names
-    except TypeError:  # a bytes among them
-        pass
-    return [_text(n) for n in names]
-
-
 def _refuse_external(tensor: onnx.TensorProto, where: str) -> None:
     if tensor.data_location == onnx.TensorProto.EXTERNAL:
         location = _text(next((e.value for e in tensor.external_data if e.key == "location"), "?"))
@@ -188,15 +177,20 @@ class _Reader:
         return Graph(FORMAT, "onnxruntime", nodes, inputs, self.problems)
 
     def node(self, index: int, proto: onnx.NodeProto, declared: dict[str, Value]) -> Node:
-        name = _text(proto.name)
+        name, op_type, domain = proto.name, proto.op_type, proto.domain
+        in_names, out_names = proto.input[:], proto.output[:]  # lists, made in C
+        try:  # one test for every name of the node, in the usual all-ASCII case
+            plain = "".join([name, op_type, *in_names, *out_names]).isascii()
+        except TypeError:  # a bytes among them: a proto2 string that is not UTF-8
+            plain = False
+        if not plain:
+            name, op_type = _text(name), _text(op_type)
+            in_names, out_names = [_text(n) for n in in_names], [_text(n) for n in out_names]
         path = f"node[{name or f'#{index}'}]"
-        op_type, domain = _text(proto.op_type), proto.domain
         standard = domain in DEFAULT_DOMAINS
-        out_names = _texts(proto.output)
         outputs = (
             out_names if all(out_names) else [n or f"{path}.output[{k}]" for k, n in enumerate(out_names)]
         )
-        in_names = _texts(proto.input)
         node = Node(
             str(index),
             name,
@@ -204,7 +198,7 @@ class _Reader:
             path,
             in_names if all(in_names) else [n or None for n in in_names],
             outputs,
-            declared_outputs=[declared.get(n) for n in out_names],
+            declared_outputs=list(map(declared.get, out_names)),
             input_paths="{path}.input[{index}]",
         )
         if not standard:
@@ -214,7 +208,11 @@ class _Reader:
             node.signature = MAX_SIGNATURE
         elif op_type == "ReduceMax":
             # A model repeats a few attribute sets: one translation function for each, read once.
-            node.signature = ("ReduceMax", self.opset, tuple(a.SerializeToString() for a in proto.attribute))
+            node.signature = (
+                "ReduceMax",
+                self.opset,
+                tuple([a.SerializeToString() for a in proto.attribute]),
+            )
             node.translate = self.reduce_max.get(node.signature)
             if node.translate is None:
                 attrs = {a.name: a for a in proto.attribute}
