@@ -242,6 +242,8 @@ def _order(graph: Graph) -> tuple[list[int], list[Diagnostic]]:
                 )
             else:
                 producer[name] = place
+    if _in_file_order(nodes, producer):  # as ONNX requires and exporters write: no sorting to do
+        return list(range(len(nodes))), problems
     # Nodes by their place in the file: lists indexed by place cost less than dicts keyed by id().
     waiting = [0] * len(nodes)
     readers: list[list[int] | None] = [None] * len(nodes)
@@ -278,6 +280,16 @@ def _order(graph: Graph) -> tuple[list[int], list[Diagnostic]]:
         )
         ordered.extend(stuck)
     return ordered, problems
+
+
+def _in_file_order(nodes: list[Node], producer: dict[str, int]) -> bool:
+    """Whether every node comes after the nodes whose values it reads (a value no node makes is -1)."""
+    get = producer.get
+    for place, node in enumerate(nodes):
+        for name in node.inputs:
+            if get(name, -1) >= place:
+                return False
+    return True
 
 
 def _find_cycle(stuck: list[Node], producer: dict[str, Node], done: set[int]) -> list[Node]:
@@ -348,9 +360,10 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
         results[place] = result
     missing = _unproduced(graph, values)
     nodes: list[NodeResult] = results  # type: ignore[assignment]  # every place is answered
-    where = graph.positions.get
-    for result in nodes:
-        result.line, result.column = where(result.path) or (None, None)
+    if type(graph.positions) is not dict or graph.positions:  # {}: a binary format (ONNX) has none
+        where = graph.positions.get
+        for result in nodes:
+            result.line, result.column = where(result.path) or (None, None)
     return GraphResult(
         graph.format, nodes, dict(sorted(not_checked.items())), [*graph.diagnostics, *problems, *missing],
         graph.positions,

@@ -198,7 +198,8 @@ class _Reader:
             path,
             in_names if all(in_names) else [n or None for n in in_names],
             outputs,
-            declared_outputs=list(map(declared.get, out_names)),
+            [],  # declared_inputs: in ONNX, only what flows
+            list(map(declared.get, out_names)),  # declared_outputs
             input_paths="{path}.input[{index}]",
         )
         if not standard:
