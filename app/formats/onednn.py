@@ -174,6 +174,10 @@ class _Reader:
         self.positions = positions
         self.settings = settings
         self.problems: list = []
+        self.translations: dict[tuple[str, str], Any] = {}
+        # Logical tensors of one dtype and shape as one Value, so that the walk sees the same objects
+        # and answers like nodes alike (graph.walk); a shape with a finding is read each time.
+        self.values: dict[tuple[str, tuple[int, ...]], Value] = {}
 
     def expect(self, ok: bool, message: str, path: str) -> None:
         _expect(ok, message, path, self.positions)
@@ -233,6 +237,7 @@ class _Reader:
                 self.fail(f"`{side}` must be a list of logical tensors", f"{path}.{side}")
             tensors[side] = [self.tensor(item, f"{path}.{side}[{k}]") for k, item in enumerate(listed)]
         kind = op["kind"]
+        signature = (kind, json.dumps(attrs)) if kind in KINDS else None
         return Node(
             id=str(op["id"]),
             name=name,
@@ -242,10 +247,17 @@ class _Reader:
             outputs=[tid for tid, _ in tensors["outputs"]],
             declared_inputs=[value for _, value in tensors["inputs"]],
             declared_outputs=[value for _, value in tensors["outputs"]],
-            translate=_translate(attrs) if kind in KINDS else None,
-            signature=(kind, json.dumps(attrs)) if kind in KINDS else None,
+            translate=self.translations_for(signature, attrs) if signature is not None else None,
+            signature=signature,
             input_paths="{path}.inputs[{index}]",
         )
+
+    def translations_for(self, signature: tuple[str, str], attrs: dict[str, Any]):
+        """One translation function per distinct attribute set, which a file repeats many times over."""
+        found = self.translations.get(signature)
+        if found is None:
+            found = self.translations[signature] = _translate(attrs)
+        return found
 
     def tensor(self, item: Any, path: str) -> tuple[str, Value]:
         if not isinstance(item, dict):
@@ -264,7 +276,16 @@ class _Reader:
             and all(type(d) is int or (isinstance(d, int) and not isinstance(d, bool)) for d in shape)
         ):
             self.fail(f"tensor `shape` must be a list of integers; got {shown(shape)}", f"{path}.shape")
-        return str(tid), Value(_dtype(dtype), self.shape(shape, path))
+        if shape is None:
+            return str(tid), Value(_dtype(dtype), None)
+        key = (dtype, tuple(shape))
+        value = self.values.get(key)
+        if value is None:
+            before = len(self.problems)
+            value = Value(_dtype(dtype), self.shape(shape, path))
+            if len(self.problems) == before:
+                self.values[key] = value
+        return str(tid), value
 
     def shape(self, shape: list[int] | None, path: str) -> tuple | None:
         if shape is None:
