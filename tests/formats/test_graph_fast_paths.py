@@ -3,7 +3,10 @@ diagnostics, one translation per attribute set, the names test, the collector pa
 
 from __future__ import annotations
 
+import copy
 import gc
+import json
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -12,9 +15,11 @@ from onnx import TensorProto, helper, numpy_helper
 
 from app.core import collector
 from app.core.config import Settings
-from app.formats import graphs
+from app.core.payload import LimitExceeded
+from app.formats import graphs, onednn
 from app.formats.errors import Malformed
 from app.formats.graph import Memo, _moved, diagnostic, walk
+from app.formats.jsonpos import Lines
 
 
 def chain_model(layers: int, names=None) -> bytes:
@@ -158,3 +163,60 @@ def test_check_restores_the_collector_even_when_the_file_is_refused() -> None:
 def test_walk_twice_gives_the_same_answer() -> None:
     graph = graphs.parse(chain_model(3), Settings(), "onnx")
     assert answers(walk(graph, Settings())) == answers(walk(graph, Settings()))
+
+
+# --- oneDNN JSON --------------------------------------------------------------------------------
+
+
+def onednn_file() -> bytes:
+    """benchdnn's reducemax.json op five times over: alike, with other attributes, with a negative dim."""
+    op = json.loads((Path(__file__).parent / "files" / "reducemax.json").read_text())["graph"][0]
+    ops = []
+    for k in range(5):
+        one = copy.deepcopy(op)
+        one["id"], one["name"] = k, f"REDUCTION_{k}"
+        one["inputs"][0]["id"], one["outputs"][0]["id"] = 2 * k, 2 * k + 1
+        ops.append(one)
+    ops[2]["attrs"]["keep_dims"]["value"] = 0
+    ops[2]["outputs"][0]["shape"] = [1, 150, 150]
+    ops[3]["inputs"][0]["shape"][2] = -5
+    return (json.dumps({"version": "3.0.0", "graph": ops}, indent=2) + "\n").encode()
+
+
+def test_onednn_shared_answers_equal_answers_made_one_by_one(monkeypatch) -> None:
+    data = onednn_file()
+    shared = graphs.check(data, Settings(), "onednn")
+    assert [n.valid for n in shared.nodes] == [True, True, True, True, True]
+    assert shared.nodes[2].outputs[0].shape == [1, 150, 150]
+    assert shared.nodes[3].inputs[0].shape == [1, 128, -1, 150]
+    assert [(d.rule, d.path) for d in shared.diagnostics] == [("graph.dim", "graph[3].inputs[0].shape[2]")]
+    starts = [(k + 1, 5) for k, line in enumerate(data.decode().splitlines()) if line == "    {"]
+    assert [(n.line, n.column) for n in shared.nodes] == starts and len(starts) == 5
+    made = Memo.__init__
+
+    def unshared(self) -> None:
+        made(self)
+        self.same, self.nodes = _Forgetful(), _Forgetful()
+
+    monkeypatch.setattr(Memo, "__init__", unshared)
+    alone = graphs.check(data, Settings(), "onednn")
+    assert answers(shared) == answers(alone)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 5])
+def test_onednn_nesting_limit_is_exact(depth: int) -> None:
+    nested: list = [1, "x"]  # a list of scalars nests one level deep
+    for _ in range(depth - 1):
+        nested = [nested]
+    onednn._depth(nested, depth)
+    onednn._depth({"graph": nested}, depth + 1)
+    with pytest.raises(LimitExceeded):
+        onednn._depth([nested], depth)
+    with pytest.raises(LimitExceeded):
+        onednn._depth(0, 0)
+
+
+@pytest.mark.parametrize("text", ["", "a", "a\n", "\n\nab\nc", "é\nü\n\n", "\U0001f600\nx\ny"])
+def test_line_starts_count_characters(text: str) -> None:
+    starts = [0] + [k + 1 for k, c in enumerate(text) if c == "\n"]
+    assert Lines(text).starts == starts
