@@ -499,7 +499,8 @@ def _key(node: Node, inputs: list[Value | None], declared: list[Value]) -> Any:
             return None
         else:
             keys.append(value.key())
-    return (node.signature, len(inputs), tuple(keys), tuple(v.key() for v in declared))
+    # A declared output's note goes downstream with it (a shared answer flows the first node's values).
+    return (node.signature, len(inputs), tuple(keys), tuple([(v.key(), v.note) for v in declared]))
 
 
 def _moved(template: Diagnostic, path: str) -> Diagnostic:
