@@ -220,3 +220,9 @@ def test_onednn_nesting_limit_is_exact(depth: int) -> None:
 def test_line_starts_count_characters(text: str) -> None:
     starts = [0] + [k + 1 for k, c in enumerate(text) if c == "\n"]
     assert Lines(text).starts == starts
+
+
+def test_a_name_that_is_not_utf8_is_read_with_a_replacement_character() -> None:
+    data = chain_model(1, names=["reduceZ"]).replace(b"reduceZ", b"reduce\xff")
+    result = graphs.check(data, Settings())
+    assert result.nodes[0].path == "node[reduce\ufffd]" and result.nodes[0].checked_as == "ReduceMax"
