@@ -14,6 +14,7 @@ import json
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 import numpy as np
@@ -355,8 +356,11 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
                     memo.same[ids] = memo.last
             if result.checked_as is None:
                 not_checked[node.kind] += 1
-        for name, value in zip(node.outputs, flow, strict=False):
-            values.setdefault(name, value)
+        if len(node.outputs) == 1 and flow:  # the usual one output, without a zip
+            values.setdefault(node.outputs[0], flow[0])
+        else:
+            for name, value in zip(node.outputs, flow, strict=False):
+                values.setdefault(name, value)
         results[place] = result
     missing = _unproduced(graph, values)
     nodes: list[NodeResult] = results  # type: ignore[assignment]  # every place is answered
@@ -605,6 +609,10 @@ def _verdict(
 
 def _unproduced(graph: Graph, values: Mapping[str, Value]) -> list[Diagnostic]:
     """Inputs naming a value that no node produces and the file does not declare as a graph input."""
+    read = set(chain.from_iterable(node.inputs for node in graph.nodes))  # at C speed, for the usual none
+    read.discard(None)  # type: ignore[arg-type]
+    if read <= values.keys():
+        return []
     out = []
     for node in graph.nodes:
         for index, name in enumerate(node.inputs):
