@@ -16,6 +16,8 @@ import re
 from collections.abc import Iterable, Iterator, Mapping
 from json.decoder import scanstring
 
+import numpy as np
+
 Position = tuple[int, int]
 
 # After json.loads has accepted the text, a token is a string, a run of scalar characters (numbers,
@@ -35,13 +37,15 @@ class Lines:
     """Offset -> (line, column) by binary search over where each line starts."""
 
     def __init__(self, text: str):
-        starts = [0]
-        find = text.find
-        at = find("\n")
-        while at != -1:
-            starts.append(at + 1)
-            at = find("\n", at + 1)
-        self.starts = starts
+        # Where the newlines are, found by NumPy over the text's code points (one byte each when it is
+        # ASCII, else four): a 10 MB file has half a million lines, and a str.find loop took 70 ms.
+        if text.isascii():
+            codes = np.frombuffer(text.encode("ascii"), np.uint8)
+        else:
+            codes = np.frombuffer(text.encode("utf-32-le"), np.uint32)
+        newlines = np.flatnonzero(codes == 10)
+        newlines += 1
+        self.starts = [0, *newlines.tolist()]
 
     def position(self, offset: int) -> Position:
         line = bisect.bisect_right(self.starts, offset)

@@ -17,7 +17,7 @@ import json
 import re
 from collections.abc import Iterator, Mapping
 from json.decoder import scanstring  # type: ignore[attr-defined]
-from typing import Any
+from typing import Any, NoReturn
 
 from app.core.config import Settings
 from app.core.dtypes import DTYPES, canonical_dtype
@@ -115,15 +115,25 @@ def _op_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _depth(document: Any, limit: int) -> None:
-    stack = [(document, 1)]
-    while stack:
-        value, depth = stack.pop()
+    """The document's nesting within `limit`, a level at a time: json.loads makes only dicts and lists
+    as containers, so testing each child's exact type is enough, and cheaper than isinstance."""
+    level = [document] if type(document) is dict or type(document) is list else []
+    depth = 1
+    while True:
         if depth > limit:
             raise LimitExceeded(
                 "file", "max_graph_depth", f"the JSON nests deeper than {limit} levels (max_graph_depth)"
             )
-        children = value.values() if isinstance(value, dict) else value if isinstance(value, list) else ()
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+        below = [
+            child
+            for value in level
+            for child in (value.values() if type(value) is dict else value)
+            if type(child) is dict or type(child) is list
+        ]
+        if not below:
+            return
+        depth += 1
+        level = below
 
 
 def parse(data: bytes, settings: Settings) -> Graph:
@@ -164,9 +174,17 @@ class _Reader:
         self.positions = positions
         self.settings = settings
         self.problems: list = []
+        self.translations: dict[tuple[str, str], Any] = {}
+        # Logical tensors of one dtype and shape as one Value, so that the walk sees the same objects
+        # and answers like nodes alike (graph.walk); a shape with a finding is read each time.
+        self.values: dict[tuple[str, tuple[int, ...]], Value] = {}
 
     def expect(self, ok: bool, message: str, path: str) -> None:
         _expect(ok, message, path, self.positions)
+
+    def fail(self, message: str, path: str) -> NoReturn:
+        line, column = jsonpos.locate(self.positions, path) or (None, None)
+        raise Malformed(message, path, line, column)
 
     def graph(self) -> Graph:
         doc = self.document
@@ -189,35 +207,37 @@ class _Reader:
                     inputs.setdefault(name, value)
         return Graph(FORMAT, "onednn", nodes, inputs, self.problems, self.positions)
 
+    # In node() and tensor() each message is made only when its test fails: a 10,000-op file would
+    # otherwise quote 110,000 values it never shows.
     def node(self, index: int, op: Any) -> Node:
         path = f"graph[{index}]"
-        self.expect(
-            isinstance(op, dict), "each op is an object with id, name, kind, attrs, inputs, outputs", path
-        )
+        if not isinstance(op, dict):
+            self.fail("each op is an object with id, name, kind, attrs, inputs, outputs", path)
         for key, types in (("id", int), ("kind", str)):
-            self.expect(
-                isinstance(op.get(key), types) and not isinstance(op.get(key), bool),
-                f"op `{key}` must be {'an integer' if types is int else 'a string'}; got {shown(op.get(key))}",
-                f"{path}.{key}" if key in op else path,
-            )
+            if not isinstance(op.get(key), types) or isinstance(op.get(key), bool):
+                self.fail(
+                    f"op `{key}` must be {'an integer' if types is int else 'a string'}; got {shown(op.get(key))}",
+                    f"{path}.{key}" if key in op else path,
+                )
         name = op.get("name", "")
-        self.expect(isinstance(name, str), f"op `name` must be a string; got {shown(name)}", f"{path}.name")
+        if not isinstance(name, str):
+            self.fail(f"op `name` must be a string; got {shown(name)}", f"{path}.name")
         attrs = op.get("attrs", {})
-        self.expect(isinstance(attrs, dict), "`attrs` must be an object of {type, value}", f"{path}.attrs")
+        if not isinstance(attrs, dict):
+            self.fail("`attrs` must be an object of {type, value}", f"{path}.attrs")
         for key, attr in attrs.items():
-            self.expect(
-                isinstance(attr, dict) and "value" in attr and isinstance(attr.get("type"), str),
-                f'attribute {shown(key)} must be {{"type": ..., "value": ...}}',
-                f"{path}.attrs.{key}",
-            )
+            if not (isinstance(attr, dict) and "value" in attr and isinstance(attr.get("type"), str)):
+                self.fail(
+                    f'attribute {shown(key)} must be {{"type": ..., "value": ...}}', f"{path}.attrs.{key}"
+                )
         tensors = {}
         for side in ("inputs", "outputs"):
             listed = op.get(side, [])
-            self.expect(
-                isinstance(listed, list), f"`{side}` must be a list of logical tensors", f"{path}.{side}"
-            )
+            if not isinstance(listed, list):
+                self.fail(f"`{side}` must be a list of logical tensors", f"{path}.{side}")
             tensors[side] = [self.tensor(item, f"{path}.{side}[{k}]") for k, item in enumerate(listed)]
         kind = op["kind"]
+        signature = (kind, json.dumps(attrs)) if kind in KINDS else None
         return Node(
             id=str(op["id"]),
             name=name,
@@ -227,33 +247,45 @@ class _Reader:
             outputs=[tid for tid, _ in tensors["outputs"]],
             declared_inputs=[value for _, value in tensors["inputs"]],
             declared_outputs=[value for _, value in tensors["outputs"]],
-            translate=_translate(attrs) if kind in KINDS else None,
-            signature=(kind, json.dumps(attrs)) if kind in KINDS else None,
+            translate=self.translations_for(signature, attrs) if signature is not None else None,
+            signature=signature,
             input_paths="{path}.inputs[{index}]",
         )
 
+    def translations_for(self, signature: tuple[str, str], attrs: dict[str, Any]):
+        """One translation function per distinct attribute set, which a file repeats many times over."""
+        found = self.translations.get(signature)
+        if found is None:
+            found = self.translations[signature] = _translate(attrs)
+        return found
+
     def tensor(self, item: Any, path: str) -> tuple[str, Value]:
-        self.expect(isinstance(item, dict), "a logical tensor is an object with id, dtype, shape", path)
+        if not isinstance(item, dict):
+            self.fail("a logical tensor is an object with id, dtype, shape", path)
         tid = item.get("id")
-        self.expect(
-            isinstance(tid, int) and not isinstance(tid, bool),
-            f"tensor `id` must be an integer; got {shown(tid)}",
-            f"{path}.id" if "id" in item else path,
-        )
+        if not isinstance(tid, int) or isinstance(tid, bool):
+            self.fail(
+                f"tensor `id` must be an integer; got {shown(tid)}", f"{path}.id" if "id" in item else path
+            )
         dtype = item.get("dtype", "undef")
-        self.expect(
-            isinstance(dtype, str), f"tensor `dtype` must be a string; got {shown(dtype)}", f"{path}.dtype"
-        )
+        if not isinstance(dtype, str):
+            self.fail(f"tensor `dtype` must be a string; got {shown(dtype)}", f"{path}.dtype")
         shape = item.get("shape")
-        self.expect(
-            shape is None
-            or (
-                isinstance(shape, list) and all(isinstance(d, int) and not isinstance(d, bool) for d in shape)
-            ),
-            f"tensor `shape` must be a list of integers; got {shown(shape)}",
-            f"{path}.shape",
-        )
-        return str(tid), Value(_dtype(dtype), self.shape(shape, path))
+        if shape is not None and not (
+            isinstance(shape, list)
+            and all(type(d) is int or (isinstance(d, int) and not isinstance(d, bool)) for d in shape)
+        ):
+            self.fail(f"tensor `shape` must be a list of integers; got {shown(shape)}", f"{path}.shape")
+        if shape is None:
+            return str(tid), Value(_dtype(dtype), None)
+        key = (dtype, tuple(shape))
+        value = self.values.get(key)
+        if value is None:
+            before = len(self.problems)
+            value = Value(_dtype(dtype), self.shape(shape, path))
+            if len(self.problems) == before:
+                self.values[key] = value
+        return str(tid), value
 
     def shape(self, shape: list[int] | None, path: str) -> tuple | None:
         if shape is None:

@@ -24,12 +24,22 @@ from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.payload import LimitExceeded
 from app.core.shapes import SYMBOL, Shape
 from app.formats.errors import Malformed, shown
-from app.formats.graph import SMALL_CONSTANT, Graph, Node, Translation, Value, diagnostic, wire_tensor
+from app.formats.graph import (
+    SMALL_CONSTANT,
+    Graph,
+    Node,
+    Translate,
+    Translation,
+    Value,
+    diagnostic,
+    wire_tensor,
+)
 from app.ops import REGISTRY
 
 FORMAT = "onnx"
 DEFAULT_DOMAINS = ("", "ai.onnx")
 REDUCE_MAX_DTYPES = REGISTRY["ReduceMax"].inputs[0].dtypes
+MAX_SIGNATURE = ("Max",)
 
 
 def parse(data: bytes, settings: Settings) -> Graph:
@@ -90,6 +100,7 @@ class _Reader:
         self.opset = opset
         self.settings = settings
         self.problems: list = []
+        self.reduce_max: dict[Any, Translate] = {}  # by signature: opset and attributes
 
     def value(self, info: onnx.ValueInfoProto, where: str) -> Value:
         kind = info.type.WhichOneof("value")
@@ -166,32 +177,50 @@ class _Reader:
         return Graph(FORMAT, "onnxruntime", nodes, inputs, self.problems)
 
     def node(self, index: int, proto: onnx.NodeProto, declared: dict[str, Value]) -> Node:
-        name = _text(proto.name)
+        name, op_type, domain = proto.name, proto.op_type, proto.domain
+        in_names, out_names = proto.input[:], proto.output[:]  # lists, made in C
+        try:  # one test for every name of the node, in the usual all-ASCII case
+            plain = "".join([name, op_type, *in_names, *out_names]).isascii()
+        except TypeError:  # a bytes among them: a proto2 string that is not UTF-8
+            plain = False
+        if not plain:
+            name, op_type = _text(name), _text(op_type)
+            in_names, out_names = [_text(n) for n in in_names], [_text(n) for n in out_names]
         path = f"node[{name or f'#{index}'}]"
-        op_type, domain = _text(proto.op_type), proto.domain
         standard = domain in DEFAULT_DOMAINS
-        out_names = [_text(n) for n in proto.output]
+        outputs = (
+            out_names if all(out_names) else [n or f"{path}.output[{k}]" for k, n in enumerate(out_names)]
+        )
         node = Node(
-            id=str(index),
-            name=name,
-            kind=op_type if standard else f"{_text(domain)}.{op_type}",
-            path=path,
-            inputs=[_text(n) or None for n in proto.input],
-            outputs=[n or f"{path}.output[{k}]" for k, n in enumerate(out_names)],
-            declared_outputs=[declared.get(n) for n in out_names],
+            str(index),
+            name,
+            op_type if standard else f"{_text(domain)}.{op_type}",
+            path,
+            in_names if all(in_names) else [n or None for n in in_names],
+            outputs,
+            [],  # declared_inputs: in ONNX, only what flows
+            list(map(declared.get, out_names)),  # declared_outputs
             input_paths="{path}.input[{index}]",
         )
         if not standard:
             return node
-        if op_type == "Constant":
+        if op_type == "Max":
+            node.translate = _max
+            node.signature = MAX_SIGNATURE
+        elif op_type == "ReduceMax":
+            # A model repeats a few attribute sets: one translation function for each, read once.
+            node.signature = (
+                "ReduceMax",
+                self.opset,
+                tuple([a.SerializeToString() for a in proto.attribute]),
+            )
+            node.translate = self.reduce_max.get(node.signature)
+            if node.translate is None:
+                attrs = {a.name: a for a in proto.attribute}
+                node.translate = self.reduce_max[node.signature] = _reduce_max(self.opset, attrs)
+        elif op_type == "Constant":
             node.structural = True
             node.constant = self.constant({a.name: a for a in proto.attribute}, path)
-        elif op_type == "Max":
-            node.translate = _max
-            node.signature = ("Max",)
-        elif op_type == "ReduceMax":
-            node.translate = _reduce_max(self.opset, {a.name: a for a in proto.attribute})
-            node.signature = ("ReduceMax", self.opset, tuple(a.SerializeToString() for a in proto.attribute))
         return node
 
     def constant(self, attrs: dict[str, onnx.AttributeProto], path: str) -> Value:
