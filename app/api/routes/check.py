@@ -12,7 +12,7 @@ from app.api import metrics
 from app.api.deps import SettingsDep
 from app.api.models import BatchRequest, BatchResponse, EvaluateResponse, Problem, Verdict
 from app.api.offload import off_loop
-from app.core import engine
+from app.core import engine, jsonlists
 from app.core.config import Settings
 from app.core.payload import LimitExceeded
 from app.core.registry import Descriptor
@@ -45,9 +45,22 @@ def descriptor_body(examples: dict) -> dict:
     return {"requestBody": {"required": True, "content": content}}
 
 
-def parse_descriptor(body: bytes) -> Descriptor:
+def parse_descriptor(body: bytes, settings: Settings | None = None) -> Descriptor:
     """The body as a descriptor, by pydantic's own JSON parser in one pass (FastAPI's generic body
-    handling parses to Python objects first and costs more than the whole validation)."""
+    handling parses to Python objects first and costs more than the whole validation).
+
+    With settings, a large body's `data` lists are read straight into arrays (app/core/jsonlists.py),
+    not into millions of Python numbers; when that path is unsure, the body is parsed as it is."""
+    if settings is not None and len(body) > settings.inline_body_bytes:
+        lifted = jsonlists.lift(body)
+        if lifted is not None:
+            try:
+                descriptor = DESCRIPTOR.validate_json(lifted.body)
+            except ValidationError:
+                descriptor = None
+            if descriptor is not None and lifted.fill(descriptor.inputs, settings):
+                return descriptor
+            del descriptor
     try:
         return DESCRIPTOR.validate_json(body)
     except ValidationError as exc:
@@ -105,7 +118,7 @@ async def validate(request: Request) -> Response:
 
 
 def _validate(body: bytes, settings: Settings) -> Response:
-    answer = verdict(parse_descriptor(body), settings)
+    answer = verdict(parse_descriptor(body, settings), settings)
     metrics.record_verdict(answer.kind, answer.valid, answer.diagnostics)
     return Response(answer.model_dump_json(), media_type="application/json")
 
@@ -189,7 +202,7 @@ async def evaluate(request: Request, settings: SettingsDep) -> Response:
 
 
 def _evaluate(body: bytes, settings: Settings) -> Response:
-    descriptor = parse_descriptor(body)
+    descriptor = parse_descriptor(body, settings)
     try:
         result = engine.evaluate(BY_NAME[descriptor.kind], descriptor, settings)
     except engine.Invalid as exc:
