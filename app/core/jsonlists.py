@@ -54,8 +54,8 @@ class Lifted:
                 continue
             try:
                 tensor.data = self._array(tensor, self.lists[key], settings)
-            except (_Unsure, PathError):
-                return False
+            except (_Unsure, PathError, ValueError, TypeError, OverflowError, IndexError, RecursionError):
+                return False  # whatever went wrong, the ordinary parse answers it as it always has
             found += 1
         return found == len(self.lists)  # a placeholder anywhere else: not a tensor's data
 
