@@ -23,9 +23,10 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.api.models import EvaluateResponse
+from app.api.routes.check import parse_descriptor
 from app.core import engine
 from app.core.config import get_settings
-from app.ops import BY_NAME, DESCRIPTOR
+from app.ops import BY_NAME
 from bench.engines import onnx_session
 from bench.timing import race_median, verdict
 
@@ -38,7 +39,7 @@ def _b64(array: np.ndarray) -> dict:
 
 def wire(body: bytes) -> bytes:
     """What POST /v1/evaluate does between the body and the answer, without the HTTP server."""
-    descriptor = DESCRIPTOR.validate_json(body)
+    descriptor = parse_descriptor(body, get_settings())
     result = engine.evaluate(BY_NAME[descriptor.kind], descriptor, get_settings())
     answer = EvaluateResponse(kind=result.kind, outputs=result.outputs, diagnostics=result.diagnostics)
     return answer.model_dump_json().encode()

@@ -6,7 +6,9 @@ do) registers nothing twice, and /metrics shows opspec's series only.
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Iterable
+from typing import Any
 
 from fastapi import APIRouter, Response
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, Counter, Histogram, generate_latest
@@ -37,10 +39,21 @@ DIAGNOSTICS = Counter(
 router = APIRouter(tags=["operations"])
 
 
-def record_verdict(kind: str, valid: bool, diagnostics: Iterable[Diagnostic]) -> None:
-    VERDICTS.labels(kind, "true" if valid else "false").inc()
+def record_verdict(kind: str, valid: bool, diagnostics: Iterable[Diagnostic], times: int = 1) -> None:
+    """Count a verdict (`times` over, for a batch's repeats of one descriptor) and its diagnostics."""
+    VERDICTS.labels(kind, "true" if valid else "false").inc(times)
     for d in diagnostics:
-        DIAGNOSTICS.labels(kind, d.rule, d.severity).inc()
+        DIAGNOSTICS.labels(kind, d.rule, d.severity).inc(times)
+
+
+def record_verdicts(verdicts: Iterable[Any]) -> None:
+    """A batch's verdicts, counted per label set (one labels() lookup per verdict cost 4 us of 15)."""
+    kinds = collections.Counter((v.kind, v.valid) for v in verdicts)
+    rules = collections.Counter((v.kind, d.rule, d.severity) for v in verdicts for d in v.diagnostics)
+    for (kind, valid), times in kinds.items():
+        VERDICTS.labels(kind, "true" if valid else "false").inc(times)
+    for labels, times in rules.items():
+        DIAGNOSTICS.labels(*labels).inc(times)
 
 
 @router.get("/metrics", include_in_schema=False)

@@ -95,7 +95,7 @@ def decode(tensor: Tensor, path: str, settings: Settings) -> np.ndarray:
     elif isinstance(data, dict):
         flat = _from_base64(data, dt, f"{path}.data", lay, settings)
     else:
-        flat = _from_values(data, dt, f"{path}.data", lay)
+        flat = values_to_array(data, dt, f"{path}.data", lay)
     if flat.size > settings.max_elements:  # a strided buffer may run on past its last element
         raise LimitExceeded(
             path,
@@ -206,7 +206,9 @@ def _check_count(path: str, count: int, lay: Layout, dt: DType) -> None:
         )
 
 
-def _from_values(data: Any, dt: DType, path: str, lay: Layout) -> np.ndarray:
+def values_to_array(data: Any, dt: DType, path: str, lay: Layout) -> np.ndarray:
+    """Wire values (nested lists, or the flat buffer with strides) as a flat array of the dtype, by the
+    payload rules; app/core/jsonlists.py feeds it a body's lists a slice of rows at a time."""
     if data is None:
         raise PayloadError(path, "no data given")
     if lay.strides is not None:

@@ -1,0 +1,43 @@
+"""The batch route's path for repeated descriptors (each distinct text parsed and checked once) answers
+byte for byte what checking every descriptor answers, and counts every verdict in the metrics."""
+
+from __future__ import annotations
+
+import json
+
+from app.api import metrics
+from app.api.routes.check import _answer_each, _answer_repeats
+from app.core.config import Settings
+from app.ops import REGISTRY
+
+EXAMPLES = [example for spec in REGISTRY.values() for example in spec.examples]
+INVALID = {"kind": "ReduceMax", "attrs": {"axes": [7]}, "inputs": [{"dtype": "f32", "shape": [2, 3]}]}
+
+
+def test_repeats_answer_what_each_answers() -> None:
+    ops = [*EXAMPLES, INVALID] * 3
+    text = json.dumps({"ops": ops}).encode()
+    spaced = text.replace(b'"kind": ', b'"kind" :  ')  # the same descriptors, other texts
+    for body in (text, spaced):
+        fast = _answer_repeats(body, Settings())
+        assert fast is not None and fast.body == _answer_each(body, Settings()).body
+    assert _answer_repeats(json.dumps({"ops": EXAMPLES}).encode(), Settings()) is None  # all distinct
+
+
+def test_whatever_does_not_parse_goes_to_the_per_descriptor_path() -> None:
+    bad = {**INVALID, "attrs": {"axis": 1}}
+    for body in (
+        json.dumps({"ops": [INVALID, bad]}).encode(),
+        b'{"ops": [1, 2]}',
+        b"[]",
+        b'{"ops": [',
+    ):
+        assert _answer_repeats(body, Settings()) is None
+    assert _answer_repeats(json.dumps({"ops": [INVALID] * 3}).encode(), Settings(max_batch=2)) is None
+
+
+def test_every_repeat_is_counted() -> None:
+    counter = metrics.VERDICTS.labels("ReduceMax", "false")
+    before = counter._value.get()
+    _answer_repeats(json.dumps({"ops": [INVALID] * 5}).encode(), Settings())
+    assert counter._value.get() - before == 5

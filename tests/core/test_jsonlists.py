@@ -1,0 +1,108 @@
+"""The body's `data` lists read straight into arrays (app/core/jsonlists.py) give what the ordinary
+parse gives, element by element and bit by bit, or leave the body to the ordinary parse (same errors)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from fastapi.exceptions import RequestValidationError
+
+from app.api.routes.check import parse_descriptor
+from app.core import jsonlists
+from app.core.config import Settings
+from app.core.diagnostics import PathError
+from app.core.payload import decode
+
+EVERY_BODY = Settings(inline_body_bytes=0)  # every body takes the fast path's turn
+
+
+def outcome(body: bytes, settings: Settings | None):
+    """Per input: (dtype, shape, bytes) of its decoded data, or the error; or the parse error."""
+    try:
+        descriptor = parse_descriptor(body, settings)
+    except RequestValidationError as exc:
+        return ("parse", exc.errors())
+    answers = []
+    for index, tensor in enumerate(descriptor.inputs):
+        try:
+            array = decode(tensor, f"inputs[{index}]", Settings())
+        except PathError as exc:
+            answers.append(("error", exc.path, str(exc)))
+        else:
+            answers.append((array.dtype.str, array.shape, np.ascontiguousarray(array).tobytes()))
+    return answers
+
+
+def body(dtype: str, shape, data: str, **extra) -> bytes:
+    tensor = json.dumps({"dtype": dtype, "shape": shape, **extra})[:-1] + f', "data": {data}}}'
+    second = '{"dtype": "f32", "shape": [1], "data": [1]}'
+    return f'{{"kind": "Max", "inputs": [{tensor}, {second}]}}'.encode()
+
+
+CASES = [
+    ("f32", [2, 3], '[[0.1, -0.0, "nan"], ["inf", "-inf", 16777217]]'),
+    ("f32", [2, 3], "[ [ 1 , 2 , 3 ] ,\n [4,5,6] ]"),
+    ("f32", [2, 3], "[1, 2, 3, 4, 5, 6]"),  # flat, row-major
+    ("f32", [], "[7.5]"),
+    ("f16", [4], "[65504, 65520, 1e-8, -0.0]"),
+    ("bf16", [3], "[1.00390625, 1.0039062500000002, 3.3895313892515355e38]"),
+    ("f64", [2], "[2.2250738585072014e-308, 5e-324]"),
+    ("s64", [3], "[9223372036854775807, -9223372036854775808, 0]"),
+    ("s64", [1], "[9223372036854775808]"),
+    ("u8", [2], "[255, 1.0]"),
+    ("s32", [2, 2], "[[1, 2], [3, 4]]"),
+    ("boolean", [2], "[true, false]"),
+    ("f32", [2, 2], "[[1, 2], [3]]"),
+    ("f32", [3, 1], "[[1], 2, 3]"),
+    ("f32", [3, 1], "[[1], [2], 3]"),
+    ("f32", [3, 1], "[2, [1], [3]]"),
+    ("f32", [4, 1], "[[1], [2], [3], [4]]"),
+    ("f32", [2], "[1, 2,]"),
+    ("f32", [2, 1], "[[1], [2],]"),
+    ("f32", [2], '[1, "NaN"]'),
+    ("f32", [2], '["]", 1]'),
+    ("f32", [2], "[NaN, 1]"),
+    ("f32", [2], "[1e400, 1]"),
+    ("f32", [3], "[1, 2]"),
+    ("f32", [0], "[]"),
+    ("f32", ["N"], "[1, 2]"),
+    ("f32", [2, 2, 2], "[[[1, 2], [3, 4]], [[5, 6], [7, 8]]]"),
+    ("f32", [2, 2, 2], "[[[1, 2], [3, 4]], [[5, 6], [7, [8]]]]"),
+]
+
+
+@pytest.mark.parametrize("slice_bytes", [1, 7, 1 << 18])
+@pytest.mark.parametrize(("dtype", "shape", "data"), CASES)
+def test_same_answer_as_the_ordinary_parse(monkeypatch, slice_bytes, dtype, shape, data) -> None:
+    monkeypatch.setattr(jsonlists, "SLICE_BYTES", slice_bytes)  # small slices: every split is taken
+    request = body(dtype, shape, data)
+    assert outcome(request, EVERY_BODY) == outcome(request, None)
+
+
+def test_the_fast_path_is_taken_and_strides_are_left_alone() -> None:
+    fast = parse_descriptor(body("f32", [2, 2], "[[1, 2], [3, 4]]"), EVERY_BODY)
+    assert isinstance(fast.inputs[0].data, np.ndarray) and isinstance(fast.inputs[1].data, np.ndarray)
+    strided = parse_descriptor(body("f32", [2], "[1, 0, 2]", strides=[2]), EVERY_BODY)
+    assert strided.inputs[0].data == [1, 0, 2]  # the ordinary parse: the flat buffer as given
+    escaped = b'{"kind": "Max", "inputs": [{"dtype": "f32", "shape": [1], "data": [1], "k\\"data": [2]}]}'
+    assert outcome(escaped, EVERY_BODY) == outcome(escaped, None)
+
+
+def test_peak_memory_stays_near_the_body(monkeypatch) -> None:
+    import tracemalloc
+
+    monkeypatch.setattr(jsonlists, "SLICE_BYTES", 1 << 14)  # a slice's objects (~20x its text) stay small
+
+    values = np.arange(200_000, dtype=np.float32).reshape(400, 500) % 10
+    request = body("f32", [400, 500], json.dumps(values.tolist(), separators=(",", ":")))
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        descriptor = parse_descriptor(request, Settings())
+        peak = tracemalloc.get_traced_memory()[1] - before
+    finally:
+        tracemalloc.stop()
+    assert np.array_equal(descriptor.inputs[0].data, values)
+    assert peak < 4 * len(request)  # the ordinary parse: ~14x
