@@ -67,7 +67,7 @@ def main() -> None:
         )
 
     ours, theirs = race(5, opspec, onnx_infer)
-    cpu_ours, cpu_theirs = cpu_race(5, opspec, onnx_infer)
+    cpu_ours, cpu_theirs = race(5, opspec, onnx_infer, clock=time.process_time)
     print(f"ONNX model: {NODES:,} nodes (ReduceMax and Max), {len(data):,} bytes; best of 5, taking turns")
     print(f"  opspec whole-graph check:           {ours * 1e3:8.1f} ms wall, {cpu_ours * 1e3:8.1f} ms CPU")
     print(
@@ -77,18 +77,6 @@ def main() -> None:
         f"  ratio opspec / onnx: {ours / theirs:.2f}x wall, {cpu_ours / cpu_theirs:.2f}x CPU "
         f"({cpu_ours / NODES * 1e6:.1f} us CPU per node; goal: within 3x)"
     )
-
-
-def cpu_race(repeats: int, *runs) -> list[float]:
-    """race() in process CPU time: on a machine shared with other work, wall time mostly measures the
-    others; CPU time measures what each run itself costs."""
-    best = [float("inf")] * len(runs)
-    for _ in range(repeats):
-        for index, run in enumerate(runs):
-            start = time.process_time()
-            run()
-            best[index] = min(best[index], time.process_time() - start)
-    return best
 
 
 if __name__ == "__main__":
