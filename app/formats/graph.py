@@ -23,6 +23,7 @@ from pydantic import ValidationError
 from app.core import engine
 from app.core.config import Settings
 from app.core.diagnostics import Diagnostic, Rule, Severity
+from app.core.dtypes import DTYPES
 from app.core.payload import LimitExceeded, encode
 from app.core.shapes import Shape, wire_shape
 from app.core.tensors import TensorType
@@ -213,6 +214,14 @@ def _wire(value: Value, dtype: str | None) -> dict[str, Any]:
     if value.data is not None and value.data.size <= SMALL_CONSTANT and dtype is not None:
         tensor["data"] = encode(value.data, dtype, as_base64=True)
     return tensor
+
+
+def with_declared_outputs(node: Node, descriptor: dict[str, Any]) -> dict[str, Any]:
+    """The descriptor with the node's declared outputs, when the file types every one of them."""
+    declared = node.declared_outputs
+    if declared and all(v is not None and v.dtype in DTYPES for v in declared):
+        descriptor["outputs"] = [wire_tensor(v) for v in declared if v is not None]
+    return descriptor
 
 
 def _type(value: Value | None) -> TensorType:

@@ -20,11 +20,11 @@ from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any, NoReturn
 
 from app.core.config import Settings
-from app.core.dtypes import DTYPES, canonical_dtype
+from app.core.dtypes import canonical_dtype
 from app.core.payload import LimitExceeded
 from app.formats import jsonpos
 from app.formats.errors import Malformed, shown
-from app.formats.graph import Graph, Node, Translation, Value, diagnostic, wire_tensor
+from app.formats.graph import Graph, Node, Translation, Value, diagnostic, wire_tensor, with_declared_outputs
 
 FORMAT = "onednn"
 INT64_MIN = -(1 << 63)
@@ -345,9 +345,6 @@ def _translate(attrs: dict[str, Any]):
             "attrs": {key: _attr(attr) for key, attr in attrs.items()},
             "inputs": [wire_tensor(v or Value(None, None)) for v in inputs],
         }
-        declared = node.declared_outputs
-        if declared and all(v is not None and v.dtype in DTYPES for v in declared):
-            descriptor["outputs"] = [wire_tensor(v) for v in declared if v is not None]
-        return Translation(descriptor, paths)
+        return Translation(with_declared_outputs(node, descriptor), paths)
 
     return translate

@@ -33,6 +33,7 @@ from app.formats.graph import (
     Value,
     diagnostic,
     wire_tensor,
+    with_declared_outputs,
 )
 from app.ops import REGISTRY
 
@@ -257,17 +258,10 @@ def _paths(node: Node, count: int) -> dict[str, str]:
     return paths
 
 
-def _declared_outputs(node: Node, descriptor: dict[str, Any]) -> dict[str, Any]:
-    declared = node.declared_outputs
-    if declared and all(v is not None and v.dtype in DTYPES for v in declared):
-        descriptor["outputs"] = [wire_tensor(v) for v in declared if v is not None]
-    return descriptor
-
-
 def _max(node: Node, inputs: list[Value | None]) -> Translation:
     values = [v or Value(None, None) for v in inputs]
     descriptor = {"kind": "Max", "inputs": [wire_tensor(v) for v in values]}
-    return Translation(_declared_outputs(node, descriptor), lambda: _paths(node, len(values)))
+    return Translation(with_declared_outputs(node, descriptor), lambda: _paths(node, len(values)))
 
 
 def _ints(attr: onnx.AttributeProto | None, default: int) -> int:
@@ -321,7 +315,7 @@ def _reduce_max(opset: int, attrs: dict[str, onnx.AttributeProto]):
                 + ("returns the input" if noop else "reduces every axis")
             )
             descriptor = {"kind": "ReduceMax", "attrs": {"keep_dims": keep}, "inputs": values}
-            return Translation(_declared_outputs(node, descriptor), paths, [note])
+            return Translation(with_declared_outputs(node, descriptor), paths, [note])
         assert axes is not None
         if not axes and not noop:
             if rank is None:
@@ -338,6 +332,6 @@ def _reduce_max(opset: int, attrs: dict[str, onnx.AttributeProto]):
             what = f"{source} {axes}"
         note = f"{head} with {what} is checked as ReduceMax with axes={axes}, keep_dims={keep}"
         descriptor = {"kind": "ReduceMax", "attrs": {"axes": axes, "keep_dims": keep}, "inputs": values}
-        return Translation(_declared_outputs(node, descriptor), paths, [note])
+        return Translation(with_declared_outputs(node, descriptor), paths, [note])
 
     return translate

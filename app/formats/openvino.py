@@ -27,7 +27,16 @@ from app.core.config import Settings
 from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.payload import LimitExceeded
 from app.formats.errors import Malformed, shown
-from app.formats.graph import SMALL_CONSTANT, Graph, Node, Translation, Value, diagnostic, wire_tensor
+from app.formats.graph import (
+    SMALL_CONSTANT,
+    Graph,
+    Node,
+    Translation,
+    Value,
+    diagnostic,
+    wire_tensor,
+    with_declared_outputs,
+)
 
 FORMAT = "openvino"
 STRUCTURAL = frozenset({"Parameter", "Result", "Const"})
@@ -367,9 +376,6 @@ def _translate(
                         "opspec's 1-D s32 axes input"
                     )
         descriptor = {"kind": kind, "attrs": descriptor_attrs, "inputs": tensors}
-        declared = node.declared_outputs
-        if declared and all(v is not None and v.dtype in DTYPES for v in declared):
-            descriptor["outputs"] = [wire_tensor(v) for v in declared if v is not None]
-        return Translation(descriptor, paths, notes)
+        return Translation(with_declared_outputs(node, descriptor), paths, notes)
 
     return translate
