@@ -187,6 +187,17 @@ def diagnostic(rule_id: str, path: str, message: str, severity: Severity | None 
     )
 
 
+def rank_fits(rank: int, path: str, settings: Settings, problems: list[Diagnostic]) -> bool:
+    """Whether a shape the file writes is within max_rank; if not, a graph.dim finding says so and the
+    reader takes the shape as of unknown rank."""
+    if rank <= settings.max_rank:
+        return True
+    problems.append(
+        diagnostic("graph.dim", path, f"rank {rank} is above the limit of {settings.max_rank} (max_rank)")
+    )
+    return False
+
+
 def native_path(path: str, paths: Mapping[str, str], node_path: str) -> str:
     """A descriptor path (`inputs[0].shape[2]`) in the file's terms, by its longest mapped prefix."""
     probe = path

@@ -24,7 +24,16 @@ from app.core.dtypes import canonical_dtype
 from app.core.payload import LimitExceeded
 from app.formats import jsonpos
 from app.formats.errors import Malformed, shown
-from app.formats.graph import Graph, Node, Translation, Value, diagnostic, wire_tensor, with_declared_outputs
+from app.formats.graph import (
+    Graph,
+    Node,
+    Translation,
+    Value,
+    diagnostic,
+    rank_fits,
+    wire_tensor,
+    with_declared_outputs,
+)
 
 FORMAT = "onednn"
 INT64_MIN = -(1 << 63)
@@ -290,14 +299,7 @@ class _Reader:
     def shape(self, shape: list[int] | None, path: str) -> tuple | None:
         if shape is None:
             return None
-        if len(shape) > self.settings.max_rank:
-            self.problems.append(
-                diagnostic(
-                    "graph.dim",
-                    f"{path}.shape",
-                    f"rank {len(shape)} is above the limit of {self.settings.max_rank} (max_rank)",
-                )
-            )
+        if not rank_fits(len(shape), f"{path}.shape", self.settings, self.problems):
             return None
         dims = []
         for axis, dim in enumerate(shape):

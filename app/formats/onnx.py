@@ -32,6 +32,7 @@ from app.formats.graph import (
     Translation,
     Value,
     diagnostic,
+    rank_fits,
     wire_tensor,
     with_declared_outputs,
 )
@@ -111,14 +112,7 @@ class _Reader:
         if not tensor.HasField("shape"):
             return Value(_dtype(tensor.elem_type), None)
         dims = tensor.shape.dim
-        if len(dims) > self.settings.max_rank:
-            self.problems.append(
-                diagnostic(
-                    "graph.dim",
-                    where,
-                    f"rank {len(dims)} is above the limit of {self.settings.max_rank} (max_rank)",
-                )
-            )
+        if not rank_fits(len(dims), where, self.settings, self.problems):
             return Value(_dtype(tensor.elem_type), None)
         shape: list[int | str | None] = []
         for axis, dim in enumerate(dims):

@@ -34,6 +34,7 @@ from app.formats.graph import (
     Translation,
     Value,
     diagnostic,
+    rank_fits,
     wire_tensor,
     with_declared_outputs,
 )
@@ -248,14 +249,7 @@ class _Reader:
         for axis, dim in enumerate(port.all("dim")):
             self.mark(f"{path}.dim[{axis}]", dim)
             dims.append(self.dim(dim.text.strip(), f"{path}.dim[{axis}]"))
-        if len(dims) > self.settings.max_rank:
-            self.problems.append(
-                diagnostic(
-                    "graph.dim",
-                    path,
-                    f"rank {len(dims)} is above the limit of {self.settings.max_rank} (max_rank)",
-                )
-            )
+        if not rank_fits(len(dims), path, self.settings, self.problems):
             return Value(_dtype(port.attrs.get("precision")), None)
         return Value(_dtype(port.attrs.get("precision")), tuple(dims))
 
