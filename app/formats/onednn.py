@@ -21,6 +21,7 @@ from typing import Any, NoReturn
 
 from app.core.config import Settings
 from app.core.dtypes import canonical_dtype
+from app.core.numbers import INT64_MIN
 from app.core.payload import LimitExceeded
 from app.formats import jsonpos
 from app.formats.errors import Malformed, shown
@@ -36,7 +37,6 @@ from app.formats.graph import (
 )
 
 FORMAT = "onednn"
-INT64_MIN = -(1 << 63)
 UNKNOWN_DIMS = frozenset({-1, INT64_MIN})
 # oneDNN Graph op kinds opspec checks, by the kind oneDNN writes: the same names and attributes.
 KINDS = {"ReduceMax": "ReduceMax"}
@@ -171,12 +171,6 @@ def parse(data: bytes, settings: Settings) -> Graph:
     return _Reader(document, positions, settings).graph()
 
 
-def _expect(ok: bool, message: str, path: str, positions: Mapping[str, tuple[int, int]]) -> None:
-    if not ok:
-        line, column = jsonpos.locate(positions, path) or (None, None)
-        raise Malformed(message, path, line, column)
-
-
 class _Reader:
     def __init__(self, document: Any, positions: Mapping[str, tuple[int, int]], settings: Settings):
         self.document = document
@@ -189,7 +183,8 @@ class _Reader:
         self.values: dict[tuple[str, tuple[int, ...]], Value] = {}
 
     def expect(self, ok: bool, message: str, path: str) -> None:
-        _expect(ok, message, path, self.positions)
+        if not ok:
+            self.fail(message, path)
 
     def fail(self, message: str, path: str) -> NoReturn:
         line, column = jsonpos.locate(self.positions, path) or (None, None)
