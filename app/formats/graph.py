@@ -28,6 +28,7 @@ from app.core.payload import LimitExceeded, encode
 from app.core.shapes import Shape, wire_shape
 from app.core.tensors import TensorType
 from app.formats.errors import shown
+from app.formats.jsonpos import parent
 from app.ops import BY_NAME, DESCRIPTOR
 from app.parsing import describe_errors
 
@@ -167,11 +168,10 @@ class GraphResult:
 
     def position(self, path: str) -> tuple[int, int] | None:
         """The line and column of a native path, or of the nearest enclosing path the file has one for."""
-        while path:
+        while path:  # the root, "", has no position of its own here
             if path in self.positions:
                 return self.positions[path]
-            cut = max(path.rfind("."), path.rfind("["))
-            path = path[:cut] if cut > 0 else ""
+            path = parent(path)  # type: ignore[assignment]  # never None below the root
         return None
 
 
@@ -200,14 +200,11 @@ def rank_fits(rank: int, path: str, settings: Settings, problems: list[Diagnosti
 
 def native_path(path: str, paths: Mapping[str, str], node_path: str) -> str:
     """A descriptor path (`inputs[0].shape[2]`) in the file's terms, by its longest mapped prefix."""
-    probe = path
-    while True:
+    probe: str | None = path
+    while probe is not None:
         if probe in paths:
             return paths[probe] + path[len(probe) :]
-        cut = max(probe.rfind("."), probe.rfind("["))
-        if cut <= 0:
-            break
-        probe = probe[:cut]
+        probe = parent(probe) or None  # the root is looked up only as the path itself
     return f"{node_path}.{path}" if path else node_path
 
 
