@@ -8,12 +8,14 @@ file's position map, which is built only when the file has something to point at
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from pydantic import ValidationError
 
 from app.core import engine
 from app.core.config import get_settings
+from app.core.diagnostics import Diagnostic
 from app.core.payload import LimitExceeded
 from app.core.shapes import wire_shape
 from app.formats import jsonpos
@@ -107,12 +109,19 @@ def check_descriptor(index: int, where: str, raw: Any, report: FileReport) -> Un
         if verdict.outputs is None
         else [{"dtype": o.dtype, "shape": wire_shape(o.shape)} for o in verdict.outputs],
     )
-    for d in verdict.diagnostics:
-        info = rule_info(spec.kind, d.rule)
+    add_diagnostics(unit, spec.kind, where, verdict.diagnostics, report)
+    return unit
+
+
+def add_diagnostics(
+    unit: Unit, kind: str, where: str, diagnostics: Iterable[Diagnostic], report: FileReport
+) -> None:
+    """The engine's diagnostics as the unit's findings, their paths inside the descriptor at `where`."""
+    for d in diagnostics:
+        info = rule_info(kind, d.rule)
         if info is not None:
             report.rules[info.id] = info
         unit.findings.append(Finding(d.severity, d.rule, d.message, jsonpos.join(where, d.path), d.spec))
-    return unit
 
 
 def _decode(source: Source, report: FileReport) -> str | None:

@@ -69,7 +69,7 @@ def verify_unit(index: int, where: str, descriptor: Descriptor, report: FileRepo
         result = verify(spec, descriptor, get_settings())
     except Invalid as exc:
         unit = Unit(index, where, spec.kind, "invalid")
-        _diagnostics(unit, spec, where, exc.verdict.diagnostics, report)
+        descriptors.add_diagnostics(unit, spec.kind, where, exc.verdict.diagnostics, report)
         return unit
     except (NotEvaluable, LimitExceeded) as exc:
         return _malformed(index, where, spec.kind, jsonpos.join(where, exc.path), exc.message, report)
@@ -81,17 +81,9 @@ def verify_unit(index: int, where: str, descriptor: Descriptor, report: FileRepo
         outputs=[{"dtype": o["dtype"], "shape": o["shape"]} for o in result.outputs] or None,
         detail={"conformant": result.conformant, "outputs": result.outputs},
     )
-    _diagnostics(unit, spec, where, result.diagnostics, report)
+    descriptors.add_diagnostics(unit, spec.kind, where, result.diagnostics, report)
     _mismatches(unit, spec, where, result, report)
     return unit
-
-
-def _diagnostics(unit: Unit, spec: OpSpec, where: str, diagnostics: list, report: FileReport) -> None:
-    for d in diagnostics:
-        info = descriptors.rule_info(spec.kind, d.rule)
-        if info is not None:
-            report.rules[info.id] = info
-        unit.findings.append(Finding(d.severity, d.rule, d.message, jsonpos.join(where, d.path), d.spec))
 
 
 def _mismatches(unit: Unit, spec: OpSpec, where: str, result: Verification, report: FileReport) -> None:
