@@ -14,6 +14,7 @@ from pydantic import AfterValidator, BeforeValidator, WithJsonSchema
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 INT64_RANGE = "[-9223372036854775808, 9223372036854775807]"
+INT64_SCHEMA = {"type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX}
 ECHO_CHARS = 200  # how much of a client's string a message repeats
 
 
@@ -81,7 +82,7 @@ Integer = Annotated[int, BeforeValidator(integral)]
 Int64 = Annotated[
     Integer,
     AfterValidator(in_int64),
-    WithJsonSchema({"type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX}),
+    WithJsonSchema(INT64_SCHEMA),
 ]
 """A strict integer that a real implementation can hold: int64."""
 
@@ -116,7 +117,6 @@ def _no_bools_or_strings(value: Any) -> Any:
     return value
 
 
-INT64_SCHEMA = {"type": "integer", "minimum": INT64_MIN, "maximum": INT64_MAX}
 Numbers = Annotated[float | list[float], BeforeValidator(_no_bools_or_strings), AfterValidator(bounded)]
 """An int64 or a finite float, or a list of them: what JSON can spell (1e400 parses as inf; NaN is not
 JSON)."""
