@@ -175,10 +175,15 @@ def output_dtypes(d: ReduceMaxOp) -> list[str | None]:
     return [d.inputs[0].dtype if d.inputs[0].dtype in SRC_DTYPES else None]
 
 
+def _reduced(d: ReduceMaxOp, arrays: Sequence[np.ndarray]) -> tuple[int, ...]:
+    """The axes reduced, wrapped into [0, rank): from the attribute, or from the axes input's values."""
+    axes = d.attrs.axes if len(arrays) < 2 else arrays[1].reshape(-1).tolist()
+    return normalize_axes(axes, arrays[0].ndim).axes
+
+
 def evaluate(d: ReduceMaxOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
     src = arrays[0]
-    axes = d.attrs.axes if len(arrays) < 2 else arrays[1].reshape(-1).tolist()
-    reduced = normalize_axes(axes, src.ndim).axes
+    reduced = _reduced(d, arrays)
     if not reduced:
         return [src.copy()]
     return [reduce_max(src, reduced, d.attrs.keep_dims)]
@@ -190,8 +195,7 @@ def _numpy_max(
     """np.max over the axes: its maximum keeps -0 or +0 by the order it meets them (NaN still absorbs).
     Not modelled for the identity (no axes) or an empty maximum, which np.max refuses."""
     src = arrays[0]
-    axes = d.attrs.axes if len(arrays) < 2 else arrays[1].reshape(-1).tolist()
-    reduced = normalize_axes(axes, src.ndim).axes
+    reduced = _reduced(d, arrays)
     if not reduced or any(src.shape[axis] == 0 for axis in reduced):
         return None
     with np.errstate(invalid="ignore"):  # NaN is an answer here, not a fault
