@@ -395,9 +395,8 @@ NO_VALUE = id(None)
 
 
 def _inputs(node: Node, values: Mapping[str, Value]) -> list[Value | None]:
-    """What flows into each input: the producer's value, else what the node itself declares there."""
-    if not node.declared_inputs:  # ONNX: only what flows (walk() inlines this case)
-        return list(map(values.get, node.inputs))  # None, an absent input, is no value's name
+    """What flows into each input: the producer's value, else what the node itself declares there.
+    For a node that declares none (ONNX: only what flows), walk() takes the values as they are."""
     out: list[Value | None] = []
     for index, name in enumerate(node.inputs):
         declared = node.declared_inputs[index] if index < len(node.declared_inputs) else None
