@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from app.core.numbers import clip
+
 
 class Malformed(Exception):
     """The file is not a readable graph of its format: answered 422 (HTTP) or exit code 2 (CLI)."""
@@ -22,4 +24,4 @@ def shown(value: object, limit: int = 60) -> str:
         text = repr(value)
     except ValueError:
         return "an integer too long to write out"
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return clip(text, limit)
