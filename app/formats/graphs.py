@@ -133,16 +133,10 @@ def _read(format: str) -> Callable[[Source], FileReport]:
                 )
         try:
             return to_report(source.name, check(source.data, get_settings(), format, weights))
-        except Malformed as exc:
+        except (Malformed, LimitExceeded) as exc:
+            where = (exc.line, exc.column) if isinstance(exc, Malformed) else (None, None)
             report = FileReport(source.name, format)
-            report.findings.append(
-                Finding("error", READ_RULE.id, exc.message, exc.path, "", exc.line, exc.column)
-            )
-            report.rules[READ_RULE.id] = READ_RULE
-            return report
-        except LimitExceeded as exc:
-            report = FileReport(source.name, format)
-            report.findings.append(Finding("error", READ_RULE.id, exc.message, exc.path))
+            report.findings.append(Finding("error", READ_RULE.id, exc.message, exc.path, "", *where))
             report.rules[READ_RULE.id] = READ_RULE
             return report
 
