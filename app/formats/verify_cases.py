@@ -165,10 +165,18 @@ class NpzError(Exception):
         self.message = message
 
 
-def _load_npz(path: Path, side: str) -> list[tuple[str, np.ndarray]]:
-    """The arrays in file order; pickled objects are refused (allow_pickle off)."""
+def _load_npz(path: Path, side: str, max_bytes: int) -> list[tuple[str, np.ndarray]]:
+    """The arrays in file order; pickled objects are refused (allow_pickle off), and so is an archive
+    that unpacks to more than `max_bytes` (max_total_bytes), before any array is unpacked: a compressed
+    archive of zeros is small on disk whatever it unpacks to."""
     try:
         with np.load(path, allow_pickle=False) as archive:
+            size = sum(info.file_size for info in archive.zip.infolist())
+            if size > max_bytes:
+                raise NpzError(
+                    side,
+                    f"{path} unpacks to {size:,} bytes, above the limit of {max_bytes:,} (max_total_bytes)",
+                )
             return [(name, archive[name]) for name in archive.files]
     except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
         raise NpzError(side, f"cannot read {path} as a .npz file of plain arrays: {exc}") from None
@@ -232,6 +240,7 @@ def read_npz(descriptor_path: str, inputs_path: str, outputs_path: str) -> FileR
     if spec is None:
         report.units.append(descriptors.check_descriptor(0, "", raw, report))
         return report
+    max_bytes = get_settings().max_total_bytes
     try:
         document = dict(raw)
         for side, path in (("inputs", inputs_path), ("outputs", outputs_path)):
@@ -245,7 +254,7 @@ def read_npz(descriptor_path: str, inputs_path: str, outputs_path: str) -> FileR
                     declared[i] if i < len(declared) else None,
                     array,
                 )
-                for i, array in enumerate(_bind(ports, _load_npz(Path(path), side)))
+                for i, array in enumerate(_bind(ports, _load_npz(Path(path), side, max_bytes)))
             ]
     except NpzError as exc:
         report.rules[NPZ_RULE.id] = NPZ_RULE

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from app.cli import EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, main
+from app.core.config import get_settings
 from app.ops import segment_max
 
 DESCRIPTOR = {
@@ -129,3 +130,25 @@ def test_every_format_renders_a_verify_run(tmp_path, capsys, fmt) -> None:
     assert main(["verify", "--format", fmt, case_file(tmp_path, OPENVINO)]) == EXIT_INVALID
     out = capsys.readouterr().out
     assert "SegmentMax.mismatch.nan_dropped" in out
+
+
+def test_npz_arrays_past_max_total_bytes_are_refused_before_they_are_unpacked(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    args = npz_case(tmp_path, SPEC)
+    # A compressed archive is small on disk whatever it unpacks to: the inputs, read first, are 16 KiB.
+    np.savez_compressed(tmp_path / "in.npz", data=np.zeros(1 << 12, np.float32), segment_ids=IDS)
+
+    def unpacked(*_):
+        raise AssertionError("an array was unpacked")
+
+    monkeypatch.setattr(np.lib.npyio.NpzFile, "__getitem__", unpacked)
+    monkeypatch.setenv("OPSPEC_MAX_TOTAL_BYTES", "4096")
+    get_settings.cache_clear()
+    try:
+        assert main(["verify", *args]) == EXIT_MALFORMED
+    finally:
+        monkeypatch.delenv("OPSPEC_MAX_TOTAL_BYTES")
+        get_settings.cache_clear()
+    out = capsys.readouterr().out
+    assert "opspec.verify.npz" in out and "above the limit of 4,096 (max_total_bytes)" in out
