@@ -170,7 +170,12 @@ def _load_npz(path: Path, side: str, max_bytes: int) -> list[tuple[str, np.ndarr
     that unpacks to more than `max_bytes` (max_total_bytes), before any array is unpacked: a compressed
     archive of zeros is small on disk whatever it unpacks to."""
     try:
-        with np.load(path, allow_pickle=False) as archive:
+        archive = np.load(path, allow_pickle=False, mmap_mode="r")  # a .npy is mapped, not read
+        if not isinstance(archive, np.lib.npyio.NpzFile):
+            raise NpzError(
+                side, f"cannot read {path} as a .npz file: it is a single .npy array; save with numpy.savez"
+            )
+        with archive:
             size = sum(info.file_size for info in archive.zip.infolist())
             if size > max_bytes:
                 raise NpzError(

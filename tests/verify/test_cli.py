@@ -152,3 +152,12 @@ def test_npz_arrays_past_max_total_bytes_are_refused_before_they_are_unpacked(
         get_settings.cache_clear()
     out = capsys.readouterr().out
     assert "opspec.verify.npz" in out and "above the limit of 4,096 (max_total_bytes)" in out
+
+
+def test_a_single_npy_where_an_npz_is_due_is_a_finding_not_a_traceback(tmp_path, capsys) -> None:
+    args = npz_case(tmp_path, SPEC)
+    np.save(tmp_path / "in.npy", DATA)
+    args[args.index("--inputs") + 1] = str(tmp_path / "in.npy")
+    assert main(["verify", *args]) == EXIT_MALFORMED
+    out = capsys.readouterr().out
+    assert "opspec.verify.npz" in out and "a single .npy array" in out
