@@ -24,7 +24,7 @@ from app.core.payload import LimitExceeded
 from app.core.registry import Descriptor, OpSpec, Port
 from app.core.verify import Verification, verify
 from app.formats import descriptors, jsonpos
-from app.formats.source import Source, unreadable
+from app.formats.source import Source, load, unreadable
 from app.ops import BY_NAME, DESCRIPTOR
 from app.report.model import FileReport, Finding, RuleInfo, Unit
 
@@ -232,10 +232,7 @@ def _tensor(where: str, port: Port, declared: dict | None, array: np.ndarray) ->
 
 def read_npz(descriptor_path: str, inputs_path: str, outputs_path: str) -> FileReport:
     """One case: the descriptor's JSON, its inputs' and the implementation's outputs' arrays."""
-    try:
-        source = Source(descriptor_path, Path(descriptor_path).read_bytes(), Path(descriptor_path))
-    except OSError as exc:
-        source = Source(descriptor_path, b"", None, exc.strerror or str(exc))
+    source = load(descriptor_path, Path(descriptor_path), get_settings().max_body_bytes)
     loaded = _document(source, NPZ_FORMAT)
     if isinstance(loaded, FileReport):
         return loaded

@@ -161,3 +161,17 @@ def test_a_single_npy_where_an_npz_is_due_is_a_finding_not_a_traceback(tmp_path,
     assert main(["verify", *args]) == EXIT_MALFORMED
     out = capsys.readouterr().out
     assert "opspec.verify.npz" in out and "a single .npy array" in out
+
+
+def test_the_npz_case_descriptor_is_bounded_by_max_body_bytes_as_any_file(
+    tmp_path, capsys, monkeypatch
+) -> None:
+    args = npz_case(tmp_path, SPEC)
+    monkeypatch.setenv("OPSPEC_MAX_BODY_BYTES", "64")
+    get_settings.cache_clear()
+    try:
+        assert main(["verify", *args]) == EXIT_MALFORMED
+    finally:
+        monkeypatch.delenv("OPSPEC_MAX_BODY_BYTES")
+        get_settings.cache_clear()
+    assert "above the limit of 64 (max_body_bytes)" in capsys.readouterr().out
