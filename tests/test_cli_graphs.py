@@ -78,3 +78,21 @@ def test_graph_files_are_bounded_by_max_graph_bytes(tmp_path, monkeypatch, capsy
         assert "(max_graph_bytes)" in capsys.readouterr().out
     finally:
         get_settings.cache_clear()
+
+
+def test_an_ir_whose_bin_alone_passes_max_graph_bytes_is_refused_as_any_too_large_ir(
+    tmp_path, monkeypatch, capsys
+) -> None:
+    """The IR and its .bin count together, as on the graph route; a .bin over the limit by itself was
+    passed over without a word, and the IR read without its weights."""
+    from app.core.config import get_settings
+
+    path = folder(tmp_path) / "net.xml"
+    (tmp_path / "net.bin").write_bytes(np.array([1], dtype="<i8").tobytes() + bytes(4096))
+    monkeypatch.setenv("OPSPEC_MAX_GRAPH_BYTES", str(path.stat().st_size + 8))
+    get_settings.cache_clear()
+    try:
+        assert main(["check", str(path)]) == EXIT_MALFORMED
+    finally:
+        get_settings.cache_clear()
+    assert "above the limit of" in capsys.readouterr().out

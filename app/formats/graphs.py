@@ -33,14 +33,18 @@ def detect(data: bytes) -> str | None:
     return found
 
 
-def parse(data: bytes, settings: Settings, format: str | None = None, weights: bytes | None = None) -> Graph:
-    size = len(data) + len(weights or b"")
+def refuse_oversize(size: int, settings: Settings) -> None:
+    """A graph file and its weights together within max_graph_bytes, checked before they are read."""
     if size > settings.max_graph_bytes:
         raise LimitExceeded(
             "file",
             "max_graph_bytes",
             f"the graph file is {size:,} bytes, above the limit of {settings.max_graph_bytes:,} (max_graph_bytes)",
         )
+
+
+def parse(data: bytes, settings: Settings, format: str | None = None, weights: bytes | None = None) -> Graph:
+    refuse_oversize(len(data) + len(weights or b""), settings)
     format = format or detect(data)
     # Each reader is imported when a file of its format comes: onnx takes a while to import, and a
     # service or a check run that never meets an ONNX file should not pay for it.
@@ -124,15 +128,15 @@ def _read(format: str) -> Callable[[Source], FileReport]:
     def read(source: Source) -> FileReport:
         if source.error is not None:
             return unreadable(FileReport(source.name, format), source.error)
-        weights = None
-        if format == "openvino" and source.path is not None:
-            beside = Path(source.path).with_suffix(".bin")
-            if beside.is_file():
-                weights = (
-                    beside.read_bytes() if beside.stat().st_size <= get_settings().max_graph_bytes else None
-                )
+        settings = get_settings()
         try:
-            return to_report(source.name, check(source.data, get_settings(), format, weights))
+            weights = None
+            if format == "openvino" and source.path is not None:
+                beside = Path(source.path).with_suffix(".bin")
+                if beside.is_file():
+                    refuse_oversize(len(source.data) + beside.stat().st_size, settings)
+                    weights = beside.read_bytes()
+            return to_report(source.name, check(source.data, settings, format, weights))
         except (Malformed, LimitExceeded) as exc:
             where = (exc.line, exc.column) if isinstance(exc, Malformed) else (None, None)
             report = FileReport(source.name, format)
