@@ -23,7 +23,7 @@ from pydantic import ValidationError
 from app.core import engine
 from app.core.config import Settings
 from app.core.diagnostics import Diagnostic, Rule, Severity
-from app.core.dtypes import DTYPES
+from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.payload import LimitExceeded, encode
 from app.core.shapes import Shape, wire_shape
 from app.core.tensors import TensorType
@@ -185,6 +185,17 @@ def diagnostic(rule_id: str, path: str, message: str, severity: Severity | None 
         spec=rule.spec,
         status=None,
     )
+
+
+def file_dtype(name: str | None) -> str | None:
+    """A dtype the file writes: canonical when opspec knows it; else the file's own name, which a checked
+    node reports."""
+    if name is None:
+        return None
+    try:
+        return canonical_dtype(name)
+    except ValueError:
+        return name
 
 
 def rank_fits(rank: int, path: str, settings: Settings, problems: list[Diagnostic]) -> bool:

@@ -20,7 +20,6 @@ from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any, NoReturn
 
 from app.core.config import Settings
-from app.core.dtypes import canonical_dtype
 from app.core.numbers import INT64_MIN
 from app.core.payload import LimitExceeded
 from app.formats import jsonpos
@@ -31,6 +30,7 @@ from app.formats.graph import (
     Translation,
     Value,
     diagnostic,
+    file_dtype,
     rank_fits,
     wire_tensor,
     with_declared_outputs,
@@ -281,12 +281,12 @@ class _Reader:
         ):
             self.fail(f"tensor `shape` must be a list of integers; got {shown(shape)}", f"{path}.shape")
         if shape is None:
-            return str(tid), Value(_dtype(dtype), None)
+            return str(tid), Value(file_dtype(dtype), None)
         key = (dtype, tuple(shape))
         value = self.values.get(key)
         if value is None:
             before = len(self.problems)
-            value = Value(_dtype(dtype), self.shape(shape, path))
+            value = Value(file_dtype(dtype), self.shape(shape, path))
             if len(self.problems) == before:
                 self.values[key] = value
         return str(tid), value
@@ -309,14 +309,6 @@ class _Reader:
             else:
                 dims.append(dim)
         return tuple(dims)
-
-
-def _dtype(name: str) -> str:
-    """Canonical when opspec knows it; else the file's own name, which a checked node reports."""
-    try:
-        return canonical_dtype(name)
-    except ValueError:
-        return name
 
 
 def _attr(attr: dict[str, Any]) -> Any:

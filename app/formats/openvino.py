@@ -24,7 +24,7 @@ from xml.parsers import expat
 import numpy as np
 
 from app.core.config import Settings
-from app.core.dtypes import DTYPES, canonical_dtype
+from app.core.dtypes import DTYPES
 from app.core.payload import LimitExceeded
 from app.formats.errors import Malformed, shown
 from app.formats.graph import (
@@ -34,6 +34,7 @@ from app.formats.graph import (
     Translation,
     Value,
     diagnostic,
+    file_dtype,
     rank_fits,
     wire_tensor,
     with_declared_outputs,
@@ -122,15 +123,6 @@ def parse(data: bytes, settings: Settings, weights: bytes | None = None) -> Grap
 
 def _malformed(message: str, element: Element, path: str = "") -> Malformed:
     return Malformed(message, path, element.line, element.column)
-
-
-def _dtype(name: str | None) -> str | None:
-    if name is None:
-        return None
-    try:
-        return canonical_dtype(name)
-    except ValueError:
-        return name
 
 
 class _Reader:
@@ -250,8 +242,8 @@ class _Reader:
             self.mark(f"{path}.dim[{axis}]", dim)
             dims.append(self.dim(dim.text.strip(), f"{path}.dim[{axis}]"))
         if not rank_fits(len(dims), path, self.settings, self.problems):
-            return Value(_dtype(port.attrs.get("precision")), None)
-        return Value(_dtype(port.attrs.get("precision")), tuple(dims))
+            return Value(file_dtype(port.attrs.get("precision")), None)
+        return Value(file_dtype(port.attrs.get("precision")), tuple(dims))
 
     def dim(self, text: str, path: str) -> int | None:
         if text in ("-1", "?") or ".." in text:
@@ -274,9 +266,9 @@ class _Reader:
         out = (
             declared[0]
             if declared and declared[0] is not None
-            else Value(_dtype(attrs.get("element_type")), None)
+            else Value(file_dtype(attrs.get("element_type")), None)
         )
-        dtype = _dtype(attrs.get("element_type")) or out.dtype
+        dtype = file_dtype(attrs.get("element_type")) or out.dtype
         value = Value(dtype, out.shape)
         if self.weights is None or dtype not in DTYPES or out.shape is None or None in out.shape:
             return value
