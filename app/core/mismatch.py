@@ -113,8 +113,13 @@ def listing(noun: str, values: Sequence[Any], most: int = 8) -> str:
     return f"{noun}{'s' if len(values) > 1 else ''} {shown}{more}"
 
 
+def index_of(position: int, shape: tuple[int, ...]) -> list[int]:
+    """A flat row-major position as one index per dim ([] for a scalar)."""
+    return [int(i) for i in np.unravel_index(position, shape)]
+
+
 def index_text(position: int, shape: tuple[int, ...]) -> str:
-    return str([int(i) for i in np.unravel_index(position, shape)]) if shape else "[]"
+    return str(index_of(position, shape))
 
 
 def differing_positions(expected: np.ndarray, other: np.ndarray, is_float: bool, most: int = 8) -> str:

@@ -14,7 +14,7 @@ from app.core.config import Settings
 from app.core.diagnostics import Diagnostic
 from app.core.dtypes import DTYPES
 from app.core.engine import Invalid, NotEvaluable
-from app.core.mismatch import FIRST, Case, float_classes, identical, mismatch_chunks
+from app.core.mismatch import FIRST, Case, float_classes, identical, index_of, mismatch_chunks
 from app.core.payload import PayloadError, decode, encode
 from app.core.registry import Descriptor, OpSpec, OutputType
 
@@ -107,7 +107,7 @@ def _compare(spec: OpSpec, case: Case, index: int, dtype: str) -> dict[str, Any]
         counts.update(classes.tolist())
         for j in range(min(FIRST - len(first), at.size)):
             entry = {
-                "at": [int(i) for i in np.unravel_index(int(at[j]), expected.shape)],
+                "at": index_of(int(at[j]), expected.shape),
                 "expected": _wire(want[j], dtype),
                 "got": _wire(got[j], dtype),
                 "class": classes[j],
