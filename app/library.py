@@ -17,7 +17,6 @@ from pydantic import ValidationError
 
 from app.core import engine
 from app.core.config import Settings, get_settings
-from app.core.shapes import wire_shape
 from app.ops import BY_NAME, DESCRIPTOR
 from app.parsing import describe_errors
 
@@ -45,13 +44,10 @@ def validate(descriptor: dict[str, Any], settings: Settings | None = None) -> di
     Raises Malformed for what is not a descriptor; a descriptor that breaks a rule is an answer."""
     parsed = _parse(descriptor)
     verdict, _ = engine.check(BY_NAME[parsed.kind], parsed, settings or get_settings())
-    outputs = None
-    if verdict.outputs is not None:
-        outputs = [{"dtype": o.dtype, "shape": wire_shape(o.shape)} for o in verdict.outputs]
     return {
         "valid": verdict.valid,
         "kind": verdict.kind,
-        "outputs": outputs,
+        "outputs": verdict.wire_outputs(),
         "diagnostics": [d.model_dump() for d in verdict.diagnostics],
     }
 

@@ -22,7 +22,7 @@ from app.core.payload import (
     refuse_wide_dims,
 )
 from app.core.registry import Descriptor, OpSpec, OutputType, port_dtype_rule
-from app.core.shapes import dims_conflict, format_shape, is_static, numel
+from app.core.shapes import dims_conflict, format_shape, is_static, numel, wire_shape
 
 
 class Context:
@@ -64,6 +64,12 @@ class Verdict:
     valid: bool
     outputs: list[OutputType] | None
     diagnostics: list[Diagnostic]
+
+    def wire_outputs(self) -> list[dict[str, Any]] | None:
+        """The inferred outputs as the wire has them: dtype, and shape with an unknown dim as -1."""
+        if self.outputs is None:
+            return None
+        return [{"dtype": o.dtype, "shape": wire_shape(o.shape)} for o in self.outputs]
 
 
 def _check_inputs(spec: OpSpec, ctx: Context) -> bool:

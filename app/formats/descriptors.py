@@ -17,7 +17,6 @@ from app.core import engine
 from app.core.config import get_settings
 from app.core.diagnostics import Diagnostic
 from app.core.payload import LimitExceeded
-from app.core.shapes import wire_shape
 from app.formats import jsonpos
 from app.formats.source import READ_RULE, Source, unreadable
 from app.ops import BY_NAME, DESCRIPTOR
@@ -105,9 +104,7 @@ def check_descriptor(index: int, where: str, raw: Any, report: FileReport) -> Un
         where,
         spec.kind,
         "valid" if verdict.valid else "invalid",
-        outputs=None
-        if verdict.outputs is None
-        else [{"dtype": o.dtype, "shape": wire_shape(o.shape)} for o in verdict.outputs],
+        outputs=verdict.wire_outputs(),
     )
     add_diagnostics(unit, spec.kind, where, verdict.diagnostics, report)
     return unit
