@@ -18,7 +18,7 @@ from app.core.config import get_settings
 from app.core.diagnostics import Diagnostic
 from app.core.payload import LimitExceeded
 from app.formats import jsonpos
-from app.formats.source import READ_RULE, Source, unreadable
+from app.formats.source import READ_RULE, Source, not_utf8, unreadable
 from app.ops import BY_NAME, DESCRIPTOR
 from app.parsing import describe_errors
 from app.report.model import FileReport, Finding, RuleInfo, Unit
@@ -125,19 +125,10 @@ def _decode(source: Source, report: FileReport) -> str | None:
     try:
         text = source.data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        data = source.data
-        start = data.rfind(b"\n", 0, exc.start) + 1
-        column = len(data[start : exc.start].decode("utf-8", "replace")) + 1
+        message, line, column = not_utf8(source.data, exc)
         report.rules[READ_RULE.id] = READ_RULE
         report.findings.append(
-            Finding(
-                "error",
-                READ_RULE.id,
-                f"not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}",
-                spec=READ_RULE.spec,
-                line=data.count(b"\n", 0, exc.start) + 1,
-                column=column,
-            )
+            Finding("error", READ_RULE.id, message, spec=READ_RULE.spec, line=line, column=column)
         )
         return None
     return text.removeprefix("\ufeff")  # a BOM is not part of the JSON, nor counted in columns

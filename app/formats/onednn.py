@@ -35,6 +35,7 @@ from app.formats.graph import (
     wire_tensor,
     with_declared_outputs,
 )
+from app.formats.source import not_utf8
 
 FORMAT = "onednn"
 UNKNOWN_DIMS = frozenset({-1, INT64_MIN})
@@ -149,11 +150,8 @@ def parse(data: bytes, settings: Settings) -> Graph:
     try:
         text = data.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise Malformed(
-            f"not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}", "", line, column
-        ) from None
+        message, line, column = not_utf8(data, exc)
+        raise Malformed(message, "", line, column) from None
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:

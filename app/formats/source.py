@@ -31,6 +31,15 @@ def load(name: str, path: Path, max_bytes: int, limit: str = "max_body_bytes") -
         return Source(name, b"", path, exc.strerror or str(exc))
 
 
+def not_utf8(data: bytes, exc: UnicodeDecodeError) -> tuple[str, int, int]:
+    """What a decode error says, and its line and column (1-based, in characters as every position in a
+    report is): the text before the bad byte is valid UTF-8, so it decodes to the characters it holds."""
+    start = data.rfind(b"\n", 0, exc.start) + 1
+    column = len(data[start : exc.start].decode("utf-8", "replace")) + 1
+    line = data.count(b"\n", 0, exc.start) + 1
+    return f"not UTF-8 text: byte 0x{data[exc.start]:02x} at offset {exc.start}", line, column
+
+
 def unreadable(report: FileReport, why: str) -> FileReport:
     report.rules[READ_RULE.id] = READ_RULE
     report.findings.append(

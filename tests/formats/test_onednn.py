@@ -130,6 +130,9 @@ def test_unknown_dtype_is_reported_by_the_checked_node() -> None:
         (b'{"graph": [{"id": 0, "kind": "ReLU", "inputs": [{"id": 1, "shape": [2.5]}]}]}',
          "tensor `shape` must be a list of integers; got [2.5]", (1, 68)),
         (b'\xff{"graph": []}', "not UTF-8 text: byte 0xff at offset 0", (1, 1)),
+        # columns count characters, as every position in a report does: "\u00e9" is one, in two bytes
+        ('{"graph": [],\n "n\u00e9": "\xff"}'.encode("utf-8").replace(b"\xc3\xbf", b"\xff"),
+         "not UTF-8 text: byte 0xff at offset 23", (2, 9)),
     ],
 )  # fmt: skip
 def test_malformed_says_where(data: bytes, message: str, where: tuple[int, int]) -> None:
