@@ -26,7 +26,7 @@ SNIFFERS: tuple[tuple[str, Callable[[bytes], bool]], ...] = (
 
 
 def detect(data: bytes) -> str | None:
-    head = data[:4096]
+    head = data[: sniff.SNIFF_BYTES]
     found = next((name for name, claims in SNIFFERS if claims(head)), None)
     if found is None and head.lstrip()[:1] in (b"{", b"["):
         return "onednn"  # the one JSON format here: its parser says where the text goes wrong

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from app.formats import descriptors, graphs, sniff
+from app.formats.sniff import SNIFF_BYTES
 from app.formats.source import Source, unreadable
 from app.report.model import FileReport
 
@@ -53,7 +54,6 @@ SUFFIXES = frozenset(suffix for reader in READERS for suffix in reader.suffixes)
 CLAIMED_ONLY = frozenset(
     suffix for suffix in SUFFIXES if all(r.sniff is not None for r in READERS if suffix in r.suffixes)
 )
-SNIFF_BYTES = 4096  # how much of a file a sniff sees
 
 
 def reader_for(name: str, head: bytes) -> Reader:
