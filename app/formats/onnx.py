@@ -12,6 +12,7 @@ not checked. External data is refused: a model's bytes are all that is read. Pat
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -135,9 +136,7 @@ class _Reader:
         _refuse_external(tensor, where)
         dims: Shape = tuple(int(d) for d in tensor.dims)
         value = Value(_dtype(tensor.data_type), dims)
-        count = 1
-        for d in dims:
-            count *= d
+        count = math.prod(dims)  # exact: np.prod would wrap past int64
         if value.dtype in DTYPES and count <= SMALL_CONSTANT:
             try:
                 value.data = numpy_helper.to_array(tensor).astype(DTYPES[value.dtype].numpy)
