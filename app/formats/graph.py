@@ -443,9 +443,9 @@ def _plain(
     inputs: list[Value | None],
     flow: list[Value],
     diagnostics: list[Diagnostic],
-    memo: Memo | None = None,
+    memo: Memo,
 ) -> NodeResult:
-    types = memo.types if memo is not None else _type
+    types = memo.types
     return NodeResult(
         node.id, node.name, node.kind, None, not any(d.severity == "error" for d in diagnostics),
         [types(v) for v in inputs], [types(v) for v in flow], diagnostics, node.path,
@@ -476,7 +476,7 @@ def _check(
             "declare it (for ONNX, onnx.shape_inference.infer_shapes writes value_info) to have this node checked"
         )
         note = diagnostic("graph.untranslatable", node.path, why)
-        return _plain(node, inputs, declared, [note]), declared
+        return _plain(node, inputs, declared, [note], memo), declared
     translation = None
     if seen is None:
         translation = node.translate(node, inputs)
