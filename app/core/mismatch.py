@@ -97,12 +97,11 @@ def identical(expected: np.ndarray, given: np.ndarray, is_float: bool) -> bool:
 
 def float_classes(expected: np.ndarray, given: np.ndarray) -> np.ndarray:
     """The op-independent class of each float mismatch, "" where none applies."""
-    want, got = expected, given
-    classes = np.full(want.shape, "", dtype=object)
-    want_nan, got_nan = np.isnan(want), np.isnan(got)
+    classes = np.full(expected.shape, "", dtype=object)
+    want_nan, got_nan = np.isnan(expected), np.isnan(given)
     classes[want_nan & ~got_nan] = "nan_dropped"
     classes[~want_nan & got_nan] = "nan_invented"
-    classes[(want == 0) & (got == 0)] = "signed_zero"
+    classes[(expected == 0) & (given == 0)] = "signed_zero"
     return classes
 
 
