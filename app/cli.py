@@ -78,17 +78,16 @@ GRAPH_SUFFIXES = (".onnx", ".xml")
 def _sources(paths: list[tuple[str, Path | None]], settings: Settings) -> Iterator[Source]:
     max_bytes = settings.max_body_bytes
     for name, path in paths:
-        if path is not None and path.suffix.lower() in GRAPH_SUFFIXES:
+        if path is None:
+            data = sys.stdin.buffer.read(max_bytes + 1)
+            if len(data) > max_bytes:
+                yield Source(name, b"", None, f"more than {max_bytes:,} bytes (max_body_bytes)")
+            else:
+                yield Source(name, data)
+        elif path.suffix.lower() in GRAPH_SUFFIXES:
             yield load(name, path, settings.max_graph_bytes, "max_graph_bytes")
-        elif path is not None:
-            yield load(name, path, max_bytes)
-        if path is not None:
-            continue
-        data = sys.stdin.buffer.read(max_bytes + 1)
-        if len(data) > max_bytes:
-            yield Source(name, b"", None, f"more than {max_bytes:,} bytes (max_body_bytes)")
         else:
-            yield Source(name, data)
+            yield load(name, path, max_bytes)
 
 
 def _progress(items: Iterator, total: int) -> Iterator:
