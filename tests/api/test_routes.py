@@ -132,7 +132,9 @@ def test_body_over_the_limit_is_413_by_length_and_by_stream() -> None:
         )
         assert response.status_code == 413
         assert response.headers["content-type"] == PROBLEM
-        assert "max_body_bytes" in response.json()["detail"]
+        detail = "the body is 2,000 bytes or more, above the limit of 1,000 (max_body_bytes)"
+        assert response.json()["detail"] == detail
+        assert response.json()["errors"] == [{"path": "body", "message": detail, "limit": "max_body_bytes"}]
 
         def chunks():
             for _ in range(20):
@@ -140,6 +142,7 @@ def test_body_over_the_limit_is_413_by_length_and_by_stream() -> None:
 
         streamed = small.post("/v1/validate", content=chunks(), headers={"content-type": "application/json"})
         assert streamed.status_code == 413
+        assert streamed.json()["detail"] == detail  # TestClient hands the app the chunks as one message
 
 
 def test_deep_nesting_is_not_a_500(client) -> None:
