@@ -127,9 +127,10 @@ def problem(
     return JSONResponse(content, status_code=content["status"], media_type=MEDIA_TYPE, headers=headers)
 
 
-def encoded(slug: str, detail: str, instance: str) -> bytes:
-    """A problem body for middleware that answers before the app runs."""
-    return json.dumps(body(slug, detail, [{"path": "body", "message": detail}], instance)).encode()
+def encoded(slug: str, detail: str, instance: str, **entry: Any) -> bytes:
+    """A problem body for middleware that answers before the app runs: the body is what is wrong
+    (`entry` adds to its one error, as the limit's name)."""
+    return json.dumps(body(slug, detail, [{"path": "body", "message": detail, **entry}], instance)).encode()
 
 
 def _summary(errors: list[dict[str, Any]]) -> str:
