@@ -148,10 +148,8 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(Invalid)
     async def _invalid(request: Request, exc: Invalid) -> JSONResponse:
         errors = [d for d in exc.verdict.diagnostics if d.severity == "error"]  # capped by the Report
-        detail = f"the {exc.verdict.kind} descriptor is not valid: " + "; ".join(
-            f"{d.path}: {d.message}" for d in errors[:3]
-        )
         entries = [{"path": d.path, "message": d.message, "rule": d.rule} for d in errors]
+        detail = f"the {exc.verdict.kind} descriptor is not valid: " + _summary(entries)
         diagnostics = [d.model_dump() for d in exc.verdict.diagnostics]
         return problem(request, "invalid", detail, entries, diagnostics=diagnostics)
 

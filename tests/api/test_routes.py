@@ -205,6 +205,19 @@ def test_evaluate_invalid_is_422_with_diagnostics(client) -> None:
     assert problem["errors"][0]["path"] == "attrs.axes[0]"
 
 
+def test_evaluate_invalid_detail_counts_the_errors_it_leaves_out(client) -> None:
+    # As a malformed body's detail does: three errors named, the rest counted, all in `errors`.
+    rank2 = {"dtype": "f32", "shape": [2, 3], "data": [[1, 2, 3], [4, 5, 6]]}
+    descriptor = {"kind": "ReduceMax", "attrs": {"axes": [5, 6, 7, 8]}, "inputs": [rank2]}
+    response = client.post("/v1/evaluate", json=descriptor)
+    assert response.status_code == 422
+    named = "; ".join(
+        f"attrs.axes[{i}]: axis {5 + i} is out of range [-2, 1] for src of rank 2" for i in range(3)
+    )
+    assert response.json()["detail"] == f"the ReduceMax descriptor is not valid: {named} (and 1 more)"
+    assert len(response.json()["errors"]) == 4
+
+
 def test_evaluate_needs_data(client) -> None:
     response = client.post("/v1/evaluate", json=GOOD)
     assert response.status_code == 422
