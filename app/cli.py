@@ -25,7 +25,7 @@ from app.report.model import EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, RunReport
 
 __all__ = ["EXIT_INVALID", "EXIT_MALFORMED", "EXIT_VALID", "build_parser", "main"]
 
-FORMATS = ("text", "json", "junit", "sarif", "github")
+FORMATS = tuple(WRITERS)  # text first: the default
 PROGRESS_MIN_FILES = 200  # fewer files finish before a bar would tell anyone anything
 
 CHECK_HELP = """\
@@ -78,17 +78,16 @@ GRAPH_SUFFIXES = (".onnx", ".xml")
 def _sources(paths: list[tuple[str, Path | None]], settings: Settings) -> Iterator[Source]:
     max_bytes = settings.max_body_bytes
     for name, path in paths:
-        if path is not None and path.suffix.lower() in GRAPH_SUFFIXES:
+        if path is None:
+            data = sys.stdin.buffer.read(max_bytes + 1)
+            if len(data) > max_bytes:
+                yield Source(name, b"", None, f"more than {max_bytes:,} bytes (max_body_bytes)")
+            else:
+                yield Source(name, data)
+        elif path.suffix.lower() in GRAPH_SUFFIXES:
             yield load(name, path, settings.max_graph_bytes, "max_graph_bytes")
-        elif path is not None:
-            yield load(name, path, max_bytes)
-        if path is not None:
-            continue
-        data = sys.stdin.buffer.read(max_bytes + 1)
-        if len(data) > max_bytes:
-            yield Source(name, b"", None, f"more than {max_bytes:,} bytes (max_body_bytes)")
         else:
-            yield Source(name, data)
+            yield load(name, path, max_bytes)
 
 
 def _progress(items: Iterator, total: int) -> Iterator:
@@ -164,12 +163,13 @@ def _verify(args: argparse.Namespace) -> int:
     return _emit(run_verify(args), args)
 
 
-def _report_options(command: argparse.ArgumentParser) -> None:
+def _report_options(command: argparse.ArgumentParser, unit: str) -> None:
+    """The options every reporting command (check, verify) shares; `unit` names what --verbose lists."""
     command.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
     command.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE, not stdout")
     command.add_argument("--strict", action="store_true", help="warnings fail the run too (exit 1)")
     command.add_argument(
-        "-v", "--verbose", action="store_true", help="text: a line per unit with its outputs"
+        "-v", "--verbose", action="store_true", help=f"text: a line per {unit} with its outputs"
     )
 
 
@@ -218,13 +218,8 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     check.add_argument("files", nargs="+", help="files, directories, or - for standard input")
-    check.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
+    _report_options(check, "descriptor")
     check.add_argument("--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS)
-    check.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE, not stdout")
-    check.add_argument("--strict", action="store_true", help="warnings fail the run too (exit 1)")
-    check.add_argument(
-        "-v", "--verbose", action="store_true", help="text: a line per descriptor with its outputs"
-    )
     check.set_defaults(run=_check)
     verify = commands.add_parser(
         "verify",
@@ -240,7 +235,7 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument(
         "--outputs", metavar="OUT.npz", help="the implementation's outputs (with --descriptor)"
     )
-    _report_options(verify)
+    _report_options(verify, "case")
     verify.set_defaults(run=_verify, parser=verify)
     return parser
 

@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+from importlib import metadata
 
 import pytest
 
@@ -139,7 +140,7 @@ def test_version(capsys) -> None:
     with pytest.raises(SystemExit) as done:
         main(["--version"])
     assert done.value.code == 0
-    assert capsys.readouterr().out.startswith("opspec ")
+    assert capsys.readouterr().out == "opspec " + metadata.version("opspec") + "\n"  # the installed one
 
 
 def test_console_script_runs_from_stdin() -> None:

@@ -4,7 +4,6 @@ task): over max_body_bytes is a 413, a body still arriving after body_timeout se
 from __future__ import annotations
 
 import asyncio
-import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -77,10 +76,7 @@ class BodyLimit:
 
 async def _refuse(scope: Scope, send: Send, size: int, max_bytes: int, limit: str) -> None:
     detail = f"the body is {size:,} bytes or more, above the limit of {max_bytes:,} ({limit})"
-    content = problems.body(
-        "too-large", detail, [{"path": "body", "message": detail, "limit": limit}], problems.request_id(scope)
-    )
-    await answer(send, 413, json.dumps(content).encode())
+    await answer(send, 413, problems.encoded("too-large", detail, problems.request_id(scope), limit=limit))
 
 
 async def answer(send: Send, status: int, body: bytes, extra: tuple[tuple[bytes, bytes], ...] = ()) -> None:

@@ -27,7 +27,7 @@ POST_PROBLEMS = {
 }
 
 
-def _problem_example(slug: str, status: str) -> dict[str, Any]:
+def _problem_example(slug: str) -> dict[str, Any]:
     kind = problems.KINDS[slug]
     detail = kind.description.split(":")[0].split(";")[0]
     return problems.body(
@@ -35,16 +35,16 @@ def _problem_example(slug: str, status: str) -> dict[str, Any]:
     )
 
 
-def _problem_response(description: str, slug: str, status: str) -> dict[str, Any]:
+def _problem_response(description: str, slug: str) -> dict[str, Any]:
     return {
         "description": description,
-        "content": {problems.MEDIA_TYPE: {"schema": PROBLEM_REF, "example": _problem_example(slug, status)}},
+        "content": {problems.MEDIA_TYPE: {"schema": PROBLEM_REF, "example": _problem_example(slug)}},
     }
 
 
 def _example_answers() -> dict[tuple[str, str], Any]:
     """200 answers by (method, path), from the service's own functions on each op's first example."""
-    from app.api.routes import check, ops
+    from app.api.routes import check, ops, verify
     from app.core.config import Settings
     from app.core.engine import evaluate
     from app.ops import BY_NAME, DESCRIPTOR, REGISTRY
@@ -59,19 +59,16 @@ def _example_answers() -> dict[tuple[str, str], Any]:
         ("get", "/v1/ops"): [ops._summary(spec) for spec in REGISTRY.values()],
         ("get", "/v1/ops/{kind}"): ops.describe(first).model_dump(mode="json"),
     }
-    from app.api.routes import verify
-
     answers[("post", "/v1/verify")] = json.loads(
         verify._verify(json.dumps(verify._EXAMPLE).encode(), settings).body
     )
-    for kind, example in check._EVALUATE_EXAMPLES.items():
-        result = evaluate(BY_NAME[kind], DESCRIPTOR.validate_python(example["value"]), settings)
-        answers[("post", "/v1/evaluate")] = {
-            "kind": result.kind,
-            "outputs": result.outputs,
-            "diagnostics": [d.model_dump(mode="json") for d in result.diagnostics],
-        }
-        break
+    example = next(iter(check._EVALUATE_EXAMPLES.values()))["value"]
+    result = evaluate(BY_NAME[example["kind"]], DESCRIPTOR.validate_python(example), settings)
+    answers[("post", "/v1/evaluate")] = {
+        "kind": result.kind,
+        "outputs": result.outputs,
+        "diagnostics": [d.model_dump(mode="json") for d in result.diagnostics],
+    }
     return answers
 
 
@@ -94,12 +91,12 @@ def build(app: FastAPI) -> dict[str, Any]:
                 schema_ref = content.get("application/json", {}).get("schema", {}).get("$ref", "")
                 if int(status) >= 400 and schema_ref.endswith(("/Problem", "/HTTPValidationError")):
                     slug = problems.BY_STATUS.get(int(status), problems.KINDS["malformed"]).slug
-                    responses[status] = _problem_response(response.get("description", ""), slug, status)
+                    responses[status] = _problem_response(response.get("description", ""), slug)
             if method == "post":
                 for status, (slug, description) in POST_PROBLEMS.items():
-                    responses.setdefault(status, _problem_response(description, slug, status))
+                    responses.setdefault(status, _problem_response(description, slug))
             if "{" in path:
-                responses.setdefault("404", _problem_response("No such resource.", "not-found", "404"))
+                responses.setdefault("404", _problem_response("No such resource.", "not-found"))
     # FastAPI's own 422 model is never sent: every 422 is a Problem.
     for unused in ("HTTPValidationError", "ValidationError"):
         components.pop(unused, None)

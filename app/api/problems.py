@@ -127,9 +127,10 @@ def problem(
     return JSONResponse(content, status_code=content["status"], media_type=MEDIA_TYPE, headers=headers)
 
 
-def encoded(slug: str, detail: str, instance: str) -> bytes:
-    """A problem body for middleware that answers before the app runs."""
-    return json.dumps(body(slug, detail, [{"path": "body", "message": detail}], instance)).encode()
+def encoded(slug: str, detail: str, instance: str, **entry: Any) -> bytes:
+    """A problem body for middleware that answers before the app runs: the body is what is wrong
+    (`entry` adds to its one error, as the limit's name)."""
+    return json.dumps(body(slug, detail, [{"path": "body", "message": detail, **entry}], instance)).encode()
 
 
 def _summary(errors: list[dict[str, Any]]) -> str:
@@ -147,10 +148,8 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(Invalid)
     async def _invalid(request: Request, exc: Invalid) -> JSONResponse:
         errors = [d for d in exc.verdict.diagnostics if d.severity == "error"]  # capped by the Report
-        detail = f"the {exc.verdict.kind} descriptor is not valid: " + "; ".join(
-            f"{d.path}: {d.message}" for d in errors[:3]
-        )
         entries = [{"path": d.path, "message": d.message, "rule": d.rule} for d in errors]
+        detail = f"the {exc.verdict.kind} descriptor is not valid: " + _summary(entries)
         diagnostics = [d.model_dump() for d in exc.verdict.diagnostics]
         return problem(request, "invalid", detail, entries, diagnostics=diagnostics)
 

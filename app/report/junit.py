@@ -34,7 +34,7 @@ def _suite(file: FileReport, strict: bool) -> ET.Element:
         case = ET.Element("testcase", classname=file.path, name="(file)")
         if file.unreadable:
             errors += 1
-            first = next(f for f in file.findings if f.severity == "error")
+            first = _headline(file.findings)  # an error: that is what makes the file unreadable
             ET.SubElement(case, "error", type=first.rule, message=first.message).text = _lines(
                 file.path, file.findings
             )

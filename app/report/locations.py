@@ -6,8 +6,6 @@ import functools
 import os
 from pathlib import PurePath
 
-from app.report.model import Finding
-
 STDIN_NAME = "stdin"  # how a report names standard input where it needs a file name
 
 
@@ -30,9 +28,9 @@ def _relative(path: str, cwd: str) -> str:
     return PurePath(relative).as_posix()
 
 
-def compiler_style(path: str, finding: Finding) -> str:
-    """`file:line:column`, or just `file` when the finding has no position."""
+def compiler_style(path: str, line: int | None, column: int | None) -> str:
+    """`file:line:column`, or just `file` when there is no position (a finding's, a unit's)."""
     name = "<stdin>" if path == "-" else path
-    if finding.line is None:
+    if line is None:
         return name
-    return f"{name}:{finding.line}:{finding.column}"
+    return f"{name}:{line}:{column}"

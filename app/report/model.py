@@ -55,7 +55,7 @@ class Unit:
 @dataclass(slots=True)
 class FileReport:
     path: str  # as the user named it ("-" for stdin); writers make it relative where a format needs it
-    format: str  # the reader that read it: "descriptor-json", "onednn-json", ...; "" if none could
+    format: str  # its reader: "descriptor-json", "verify-json", "verify-npz", "onednn", "openvino", "onnx"; "" none
     units: list[Unit] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)  # about the file itself: unreadable, bad JSON
     rules: dict[str, RuleInfo] = field(default_factory=dict)  # every rule its findings cite

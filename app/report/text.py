@@ -37,18 +37,17 @@ def _shape(shape: list[int | str] | None) -> str:
 
 def finding_line(path: str, finding: Finding) -> str:
     message = finding.message.replace("\n", "\n    ")  # a message's later lines stay under it
-    return f"{compiler_style(path, finding)}: {finding.severity} {finding.rule}: {message}\n"
+    return f"{compiler_style(path, finding.line, finding.column)}: {finding.severity} {finding.rule}: {message}\n"
 
 
 def write(report: RunReport, out: TextIO, *, verbose: bool = False) -> None:
     """`verbose` adds a line per unit: where it is, its kind, verdict and outputs."""
     for file in report.files:
-        name = "<stdin>" if file.path == "-" else file.path
         for finding in file.findings:
             out.write(finding_line(file.path, finding))
         for unit in file.units:
             if verbose:
-                where = f"{name}:{unit.line}:{unit.column}" if unit.line is not None else name
+                where = compiler_style(file.path, unit.line, unit.column)
                 label = f" {unit.name}" if unit.name else ""
                 out.write(f"{where}:{label} {unit.kind or '?'} {unit.verdict} -> {_outputs(unit)}\n")
             for finding in unit.findings:

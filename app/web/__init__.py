@@ -28,10 +28,11 @@ class Asset:
 
     def __init__(self, path: Path):
         self.body = path.read_bytes()
-        suffix = path.suffix
-        self.media_type = (
-            TYPES.get(suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        media_type = (
+            TYPES.get(path.suffix) or mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         )
+        charset = "; charset=utf-8" if media_type.startswith(("text/", "image/svg")) else ""
+        self.content_type = media_type + charset
         self.etag = '"' + hashlib.sha256(self.body).hexdigest()[:16] + '"'
 
     def response(self, request: Request, headers: dict[str, str] | None = None) -> Response:
@@ -39,8 +40,7 @@ class Asset:
         common = {"ETag": self.etag, "Cache-Control": "no-cache", **(headers or {})}
         if request.headers.get("if-none-match") == self.etag:
             return Response(status_code=304, headers=common)
-        charset = "; charset=utf-8" if self.media_type.startswith(("text/", "image/svg")) else ""
-        return Response(self.body, media_type=self.media_type + charset, headers=common)
+        return Response(self.body, media_type=self.content_type, headers=common)
 
 
 def mount_page(app: FastAPI) -> None:

