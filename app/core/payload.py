@@ -88,7 +88,8 @@ def decode(tensor: Tensor, path: str, settings: Settings) -> np.ndarray:
             "max_elements",
             f"{path} holds {format_count(lay.buffer)} elements, above the limit of {settings.max_elements:,} (max_elements)",
         )
-    refuse_wide_dims(lay.shape, path, f"{path}.shape", settings)
+    if lay.strides is not None or not lay.buffer:  # dense with no 0 dim: its dims multiply to lay.buffer
+        refuse_wide_dims(lay.shape, path, f"{path}.shape", settings)
     data = tensor.data
     if isinstance(data, np.ndarray):
         flat = _from_array(data, dt, f"{path}.data", lay)
@@ -96,6 +97,8 @@ def decode(tensor: Tensor, path: str, settings: Settings) -> np.ndarray:
         flat = _from_base64(data, dt, f"{path}.data", lay, settings)
     else:
         flat = values_to_array(data, dt, f"{path}.data", lay)
+    if lay.strides is None:  # dense: the payload held exactly lay.buffer elements, checked above
+        return flat.reshape(lay.shape)
     if flat.size > settings.max_elements:  # a strided buffer may run on past its last element
         raise LimitExceeded(
             path,
@@ -103,8 +106,6 @@ def decode(tensor: Tensor, path: str, settings: Settings) -> np.ndarray:
             f"{path}'s memory buffer holds {flat.size:,} elements, above the limit of {settings.max_elements:,} "
             "(max_elements)",
         )
-    if lay.strides is None:
-        return flat.reshape(lay.shape)
     itemsize = flat.itemsize
     return np.lib.stride_tricks.as_strided(
         flat, shape=lay.shape, strides=tuple(s * itemsize for s in lay.strides), writeable=False
@@ -141,11 +142,8 @@ def is_base64(data: Any) -> bool:
 
 
 def _from_base64(data: dict, dt: DType, path: str, lay: Layout, settings: Settings) -> np.ndarray:
-    if (
-        set(data) != {"encoding", "bytes"}
-        or data["encoding"] != "base64"
-        or not isinstance(data["bytes"], str)
-    ):
+    # Two keys, "encoding" being "base64" and "bytes" a string: exactly {"encoding", "bytes"}.
+    if len(data) != 2 or data.get("encoding") != "base64" or not isinstance(data.get("bytes"), str):
         raise PayloadError(path, 'encoded data must be {"encoding": "base64", "bytes": "<base64 string>"}')
     text = data["bytes"]
     approx = len(text) * 3 // 4
