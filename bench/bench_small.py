@@ -22,8 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.api.models import EvaluateResponse
-from app.api.routes.check import parse_descriptor
+from app.api.routes.check import evaluate_answer, parse_descriptor
 from app.core import engine
 from app.core.config import get_settings
 from app.ops import BY_NAME
@@ -41,8 +40,7 @@ def wire(body: bytes) -> bytes:
     """What POST /v1/evaluate does between the body and the answer, without the HTTP server."""
     descriptor = parse_descriptor(body, get_settings())
     result = engine.evaluate(BY_NAME[descriptor.kind], descriptor, get_settings())
-    answer = EvaluateResponse(kind=result.kind, outputs=result.outputs, diagnostics=result.diagnostics)
-    return answer.model_dump_json().encode()
+    return evaluate_answer(result)
 
 
 def small_body(arrays: list[np.ndarray]) -> bytes:

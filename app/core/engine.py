@@ -240,7 +240,8 @@ def refuse_oversize(
                 f"output {index} would hold {count:,} elements {format_shape(out.shape)}, above the limit of "
                 f"{settings.max_elements:,} (max_elements)",
             )
-        refuse_wide_dims(out.shape, f"output {index}", f"outputs[{index}]", settings)  # type: ignore[arg-type]
+        if not count:  # with no 0 dim, the dims multiply to count, checked just above
+            refuse_wide_dims(out.shape, f"output {index}", f"outputs[{index}]", settings)  # type: ignore[arg-type]
         total += copies * count * DTYPES[out.dtype].itemsize
     if total > settings.max_total_bytes:
         raise LimitExceeded(

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import binascii
 import math
-from dataclasses import dataclass
-from typing import Any
+import sys
+from typing import Any, NamedTuple
 
 import ml_dtypes
 import numpy as np
@@ -24,6 +24,8 @@ from app.core.shapes import format_shape, is_static, numel
 from app.core.tensors import Tensor
 
 NONFINITE = {"nan": math.nan, "inf": math.inf, "-inf": -math.inf}
+# The wire's byte order is little-endian; on such a machine (every one we run on) no swap is needed.
+_LITTLE_ENDIAN = sys.byteorder == "little"
 F64_MAX = float(np.finfo(np.float64).max)
 
 
@@ -47,8 +49,7 @@ class LimitExceeded(PathError):
         self.limit = limit  # the Settings field, so the answer can name it
 
 
-@dataclass(frozen=True)
-class Layout:
+class Layout(NamedTuple):  # a tuple, not a frozen dataclass: built per input per request, its __init__ showed
     """How many elements the payload must hold, and how to view them."""
 
     shape: tuple[int, ...]
@@ -88,7 +89,8 @@ def decode(tensor: Tensor, path: str, settings: Settings) -> np.ndarray:
             "max_elements",
             f"{path} holds {format_count(lay.buffer)} elements, above the limit of {settings.max_elements:,} (max_elements)",
         )
-    refuse_wide_dims(lay.shape, path, f"{path}.shape", settings)
+    if lay.strides is not None or not lay.buffer:  # dense with no 0 dim: its dims multiply to lay.buffer
+        refuse_wide_dims(lay.shape, path, f"{path}.shape", settings)
     data = tensor.data
     if isinstance(data, np.ndarray):
         flat = _from_array(data, dt, f"{path}.data", lay)
@@ -96,6 +98,8 @@ def decode(tensor: Tensor, path: str, settings: Settings) -> np.ndarray:
         flat = _from_base64(data, dt, f"{path}.data", lay, settings)
     else:
         flat = values_to_array(data, dt, f"{path}.data", lay)
+    if lay.strides is None:  # dense: the payload held exactly lay.buffer elements, checked above
+        return flat.reshape(lay.shape)
     if flat.size > settings.max_elements:  # a strided buffer may run on past its last element
         raise LimitExceeded(
             path,
@@ -103,8 +107,6 @@ def decode(tensor: Tensor, path: str, settings: Settings) -> np.ndarray:
             f"{path}'s memory buffer holds {flat.size:,} elements, above the limit of {settings.max_elements:,} "
             "(max_elements)",
         )
-    if lay.strides is None:
-        return flat.reshape(lay.shape)
     itemsize = flat.itemsize
     return np.lib.stride_tricks.as_strided(
         flat, shape=lay.shape, strides=tuple(s * itemsize for s in lay.strides), writeable=False
@@ -141,11 +143,8 @@ def is_base64(data: Any) -> bool:
 
 
 def _from_base64(data: dict, dt: DType, path: str, lay: Layout, settings: Settings) -> np.ndarray:
-    if (
-        set(data) != {"encoding", "bytes"}
-        or data["encoding"] != "base64"
-        or not isinstance(data["bytes"], str)
-    ):
+    # Two keys, "encoding" being "base64" and "bytes" a string: exactly {"encoding", "bytes"}.
+    if len(data) != 2 or data.get("encoding") != "base64" or not isinstance(data.get("bytes"), str):
         raise PayloadError(path, 'encoded data must be {"encoding": "base64", "bytes": "<base64 string>"}')
     text = data["bytes"]
     approx = len(text) * 3 // 4
@@ -167,7 +166,9 @@ def _from_base64(data: dict, dt: DType, path: str, lay: Layout, settings: Settin
         )
     _check_count(path, count, lay, dt)
     # Read-only over the decoded bytes, no copy on a little-endian machine: kernels never write inputs.
-    return np.frombuffer(raw, dtype=dt.numpy.newbyteorder("<")).astype(dt.numpy, copy=False)
+    if _LITTLE_ENDIAN:
+        return np.frombuffer(raw, dtype=dt.numpy)
+    return np.frombuffer(raw, dtype=dt.numpy.newbyteorder("<")).astype(dt.numpy)
 
 
 def _from_array(data: np.ndarray, dt: DType, path: str, lay: Layout) -> np.ndarray:
@@ -358,7 +359,7 @@ def encode(array: np.ndarray, dtype: str, *, as_base64: bool) -> Any:
     dt = DTYPES[dtype]
     array = np.asarray(array, dtype=dt.numpy)  # not ascontiguousarray: it turns rank 0 into rank 1
     if as_base64:
-        raw = array.astype(dt.numpy.newbyteorder("<"), copy=False).tobytes()
+        raw = array.tobytes() if _LITTLE_ENDIAN else array.astype(dt.numpy.newbyteorder("<")).tobytes()
         return {"encoding": "base64", "bytes": pybase64.b64encode_as_string(raw)}
     if not dt.is_float:
         return array.tolist()

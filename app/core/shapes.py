@@ -218,6 +218,9 @@ def broadcast_shapes(shapes: Sequence[Shape | None]) -> Broadcast:
 def _broadcast_static(shapes: Sequence[Shape | None]) -> Shape | None:
     """The same rule on the common case, every dim a known integer and none clashing, without an
     object per input per dim; None when the full rule must speak (a symbol, an unknown, a clash)."""
+    first = shapes[0] if shapes else None
+    if first is not None and all(shape == first for shape in shapes) and all(type(d) is int for d in first):
+        return tuple(first)  # every input of one static shape (the common case): each dim is its own largest
     rank = 0
     for shape in shapes:
         if shape is None or not all(type(d) is int for d in shape):

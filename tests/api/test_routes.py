@@ -309,3 +309,35 @@ def test_batch_past_the_old_limit_of_1024(client) -> None:
     assert response.status_code == 200
     assert len(response.json()["results"]) == 3000
     assert Settings().max_batch >= 100_000
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        {  # lists with spelled non-finite values and -0.0, and a warning among the diagnostics
+            "kind": "ReduceMax",
+            "attrs": {"axes": []},
+            "inputs": [{"dtype": "f32", "shape": [2, 2], "data": [["nan", -0.0], ["-inf", 1e-45]]}],
+        },
+        {"kind": "Max", "inputs": [{"dtype": "u64", "shape": [], "data": 18446744073709551615}]},
+        {"kind": "Max", "inputs": [{"dtype": "i64", "shape": [2], "data": [-(2**63), 2**63 - 1]}] * 2},
+        {
+            "kind": "Max",
+            "inputs": [{"dtype": "bf16", "shape": [1], "data": {"encoding": "base64", "bytes": "gD8="}}],
+        },
+    ],
+)
+def test_evaluate_answer_is_what_its_model_writes(body) -> None:
+    """The route writes its answer without validating it into EvaluateResponse first: same bytes."""
+    from app.api.models import EvaluateResponse
+    from app.api.routes.check import evaluate_answer, parse_descriptor
+    from app.core import engine
+    from app.ops import BY_NAME
+
+    settings = Settings()
+    descriptor = parse_descriptor(json.dumps(body).encode(), settings)
+    result = engine.evaluate(BY_NAME[descriptor.kind], descriptor, settings)
+    model = EvaluateResponse(kind=result.kind, outputs=result.outputs, diagnostics=result.diagnostics)
+    assert evaluate_answer(result) == model.model_dump_json().encode()
+    if body["kind"] == "ReduceMax":
+        assert result.diagnostics, "the case is meant to carry a diagnostic"

@@ -182,3 +182,22 @@ def test_a_shape_is_refused_when_its_dims_multiply_past_the_limit(shape, extra) 
         decode(tensor("f32", shape, **extra), "inputs[0]", SETTINGS)
     assert caught.value.limit == "max_elements"
     assert caught.value.path == "inputs[0].shape"
+
+
+@pytest.mark.parametrize("dtype", ["f32", "bf16", "s64", "u16"])
+def test_base64_is_the_same_with_or_without_the_byte_order_swap(dtype, monkeypatch) -> None:
+    """A little-endian machine reads and writes base64 in the native dtype; the swapping path, which a
+    big-endian machine takes, gives the same arrays and the same text."""
+    import app.core.payload as payload
+
+    raw = bytes(range(1, 17))
+    data = {"encoding": "base64", "bytes": base64.b64encode(raw).decode()}
+    shape = [16 // DTYPES[dtype].itemsize]
+    native = decode(tensor(dtype, shape, data), "inputs[0]", SETTINGS)
+    monkeypatch.setattr(payload, "_LITTLE_ENDIAN", False)
+    swapped = decode(tensor(dtype, shape, data), "inputs[0]", SETTINGS)
+    assert native.dtype == swapped.dtype == DTYPES[dtype].numpy
+    assert native.tobytes() == swapped.tobytes() == raw
+    assert encode(swapped, dtype, as_base64=True) == data
+    monkeypatch.setattr(payload, "_LITTLE_ENDIAN", True)
+    assert encode(native, dtype, as_base64=True) == data

@@ -164,3 +164,12 @@ def _full_rule(shapes):
         return broadcast_shapes(shapes)
     finally:
         shapes_module._broadcast_static = original
+
+
+@pytest.mark.parametrize("shape", [(), (0,), (2, 3), (1, 0, 5)])
+def test_inputs_of_one_static_shape_broadcast_to_it(shape) -> None:
+    """The shortcut for inputs all of one static shape answers as the full rule does."""
+    for count in (1, 2, 5):
+        assert broadcast_shapes([shape] * count) == shapes_module.Broadcast(shape=shape)
+        assert shapes_module._broadcast_static([shape] * count) == shape
+    assert shapes_module._broadcast_static([(2, "N"), (2, "N")]) is None  # a symbol: the full rule speaks

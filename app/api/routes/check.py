@@ -3,6 +3,7 @@
 from collections import Counter
 
 import msgspec
+import pydantic_core
 from fastapi import APIRouter, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
@@ -239,5 +240,11 @@ def _evaluate(body: bytes, settings: Settings) -> Response:
         metrics.record_verdict(exc.verdict.kind, False, exc.verdict.diagnostics)
         raise
     metrics.record_verdict(result.kind, True, result.diagnostics)
-    answer = EvaluateResponse(kind=result.kind, outputs=result.outputs, diagnostics=result.diagnostics)
-    return Response(answer.model_dump_json(), media_type="application/json")
+    return Response(evaluate_answer(result), media_type="application/json")
+
+
+def evaluate_answer(result: engine.Evaluation) -> bytes:
+    """The answer as EvaluateResponse (the route's documented model) writes it, the same bytes, without
+    validating our own outputs into that model first: that was half the cost of a small answer."""
+    answer = {"kind": result.kind, "outputs": result.outputs, "diagnostics": result.diagnostics}
+    return pydantic_core.to_json(answer)
