@@ -85,7 +85,7 @@ def _check_inputs(spec: OpSpec, ctx: Context) -> bool:
         )
         return False
     for index, tensor in enumerate(inputs):
-        _check_strides(spec, ctx, tensor, f"inputs[{index}]")
+        _check_strides(spec, ctx, tensor, "inputs", index)
         port = spec.port(index)
         if tensor.dtype not in port.dtypes:
             ctx.error(
@@ -97,11 +97,11 @@ def _check_inputs(spec: OpSpec, ctx: Context) -> bool:
     return True
 
 
-def _check_strides(spec: OpSpec, ctx: Context, tensor: Any, path: str) -> None:
-    if not tensor.strides_fit:
+def _check_strides(spec: OpSpec, ctx: Context, tensor: Any, where: str, index: int) -> None:
+    if not tensor.strides_fit:  # the path is spelled only for a finding: most tensors have none
         ctx.error(
             f"{spec.kind}.strides.rank",
-            f"{path}.strides",
+            f"{where}[{index}].strides",
             f"strides has {len(tensor.strides):,} entries but shape {format_shape(tensor.shape)} has rank "
             f"{tensor.rank}; give one stride per dim",
         )
@@ -152,7 +152,7 @@ def check(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Ver
     ctx = Context(spec, descriptor, settings)
     outputs = None
     for index, declared in enumerate(descriptor.outputs or []):
-        _check_strides(spec, ctx, declared, f"outputs[{index}]")
+        _check_strides(spec, ctx, declared, "outputs", index)
     if _check_inputs(spec, ctx):
         inferred = spec.infer(descriptor, ctx)
         if inferred is not None:
