@@ -18,6 +18,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from app.core.config import get_settings
+from app.core.diagnostics import PathError
 from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.engine import Invalid, NotEvaluable
 from app.core.payload import LimitExceeded
@@ -158,11 +159,8 @@ def read(source: Source) -> FileReport:
 # --- tensors kept in .npz files ------------------------------------------------------------------
 
 
-class NpzError(Exception):
-    def __init__(self, path: str, message: str):
-        super().__init__(message)
-        self.path = path
-        self.message = message
+class NpzError(PathError):
+    """An .npz file that cannot give a port its array; `path` is the side (inputs, outputs[1], ...)."""
 
 
 def _load_npz(path: Path, side: str, max_bytes: int) -> list[tuple[str, np.ndarray]]:
