@@ -127,15 +127,15 @@ def _document(source: Source, format: str) -> tuple[FileReport, str, Any] | File
     report = FileReport(source.name, format)
     if source.error is not None:
         return unreadable(report, source.error)
-    text = descriptors._decode(source, report)  # check's reader, shared rather than copied
+    text = descriptors.decode_text(source, report)
     if text is None:
         return report
     try:
         return report, text, json.loads(text)
     except json.JSONDecodeError as exc:
-        return descriptors._not_json(report, f"not JSON: {exc.msg}", exc.lineno, exc.colno)
+        return descriptors.not_json(report, f"not JSON: {exc.msg}", exc.lineno, exc.colno)
     except RecursionError:
-        return descriptors._not_json(report, "not JSON this reader can nest: too deep", 1, 1)
+        return descriptors.not_json(report, "not JSON this reader can nest: too deep", 1, 1)
 
 
 def read(source: Source) -> FileReport:
