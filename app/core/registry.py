@@ -131,7 +131,7 @@ class OpSpec:
         object.__setattr__(self, "rule_book", {rule.id: rule for rule in self.all_rules})
         assert len(self.rule_book) == len(self.all_rules), f"{self.kind}: duplicate rule ids"
 
-    @property
+    @cached_property  # read for every compared output and every mismatch rule: worked out once per op
     def all_mismatch_classes(self) -> tuple[MismatchClass, ...]:
         floats = FLOAT_CLASSES if any(port.dtypes & FLOATS for port in self.outputs) else ()
         return (*floats, *self.mismatch_classes, VALUE)

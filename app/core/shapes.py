@@ -142,13 +142,19 @@ def axis_problems(axes: Sequence[int], rank: int, *, operand: str = "src") -> It
         seen[wrapped] = position
 
 
-def normalize_axes(axes: Sequence[int], rank: int, *, operand: str = "src") -> NormalizedAxes:
-    """The axes wrapped into [0, rank), first occurrences in the order given, and their problems."""
-    normalized: dict[int, None] = {}  # ordered and unique
+def wrap_axes(axes: Sequence[int], rank: int) -> tuple[int, ...]:
+    """The axes in range wrapped into [0, rank), first occurrences in the order given (for axes that
+    axis_problems has passed, or where the problems are not wanted)."""
+    wrapped: dict[int, None] = {}  # ordered and unique
     for axis in axes:
         if -rank <= axis < rank:
-            normalized.setdefault(axis + rank if axis < 0 else axis)
-    return NormalizedAxes(tuple(normalized), tuple(axis_problems(axes, rank, operand=operand)))
+            wrapped.setdefault(axis + rank if axis < 0 else axis)
+    return tuple(wrapped)
+
+
+def normalize_axes(axes: Sequence[int], rank: int, *, operand: str = "src") -> NormalizedAxes:
+    """The axes wrapped into [0, rank), first occurrences in the order given, and their problems."""
+    return NormalizedAxes(wrap_axes(axes, rank), tuple(axis_problems(axes, rank, operand=operand)))
 
 
 # --- broadcasting -----------------------------------------------------------------------------

@@ -121,7 +121,7 @@ def add_diagnostics(
         unit.findings.append(Finding(d.severity, d.rule, d.message, jsonpos.join(where, d.path), d.spec))
 
 
-def _decode(source: Source, report: FileReport) -> str | None:
+def decode_text(source: Source, report: FileReport) -> str | None:
     try:
         text = source.data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -134,7 +134,7 @@ def _decode(source: Source, report: FileReport) -> str | None:
     return text.removeprefix("\ufeff")  # a BOM is not part of the JSON, nor counted in columns
 
 
-def _not_json(report: FileReport, message: str, line: int, column: int) -> FileReport:
+def not_json(report: FileReport, message: str, line: int, column: int) -> FileReport:
     report.rules[JSON_RULE.id] = JSON_RULE
     report.findings.append(Finding("error", JSON_RULE.id, message, "", JSON_RULE.spec, line, column))
     return report
@@ -144,20 +144,20 @@ def read(source: Source) -> FileReport:
     report = FileReport(source.name, FORMAT)
     if source.error is not None:
         return unreadable(report, source.error)
-    text = _decode(source, report)
+    text = decode_text(source, report)
     if text is None:
         return report
     try:
         document = json.loads(text)
     except json.JSONDecodeError as exc:
-        return _not_json(report, f"not JSON: {exc.msg}", exc.lineno, exc.colno)
+        return not_json(report, f"not JSON: {exc.msg}", exc.lineno, exc.colno)
     except RecursionError:
         # The C parser gives up on deep nesting; the scan has no recursion and says where it starts.
         try:
             jsonpos.positions(text, max_depth=256)
         except jsonpos.JSONPosError as exc:
-            return _not_json(report, f"not a descriptor: {exc.message}", exc.line, exc.column)
-        return _not_json(report, "not a descriptor: nesting too deep", 1, 1)
+            return not_json(report, f"not a descriptor: {exc.message}", exc.line, exc.column)
+        return not_json(report, "not a descriptor: nesting too deep", 1, 1)
     for index, (where, raw) in enumerate(entries(document)):
         report.units.append(check_descriptor(index, where, raw, report))
     if any(unit.findings for unit in report.units):

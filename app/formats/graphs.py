@@ -76,7 +76,7 @@ def check(
 
 # --- `opspec check`: a graph file as a FileReport, one unit per node ------------------------------
 
-READ_RULE = RuleInfo(
+GRAPH_RULE = RuleInfo(
     "opspec.graph", "The file is a readable graph of its format, within the size limits.", ""
 )
 
@@ -140,8 +140,8 @@ def _read(format: str) -> Callable[[Source], FileReport]:
         except (Malformed, LimitExceeded) as exc:
             where = (exc.line, exc.column) if isinstance(exc, Malformed) else (None, None)
             report = FileReport(source.name, format)
-            report.findings.append(Finding("error", READ_RULE.id, exc.message, exc.path, "", *where))
-            report.rules[READ_RULE.id] = READ_RULE
+            report.findings.append(Finding("error", GRAPH_RULE.id, exc.message, exc.path, "", *where))
+            report.rules[GRAPH_RULE.id] = GRAPH_RULE
             return report
 
     return read

@@ -18,6 +18,7 @@ import numpy as np
 from pydantic import ValidationError
 
 from app.core.config import get_settings
+from app.core.diagnostics import PathError
 from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.engine import Invalid, NotEvaluable
 from app.core.payload import LimitExceeded
@@ -126,15 +127,15 @@ def _document(source: Source, format: str) -> tuple[FileReport, str, Any] | File
     report = FileReport(source.name, format)
     if source.error is not None:
         return unreadable(report, source.error)
-    text = descriptors._decode(source, report)  # check's reader, shared rather than copied
+    text = descriptors.decode_text(source, report)
     if text is None:
         return report
     try:
         return report, text, json.loads(text)
     except json.JSONDecodeError as exc:
-        return descriptors._not_json(report, f"not JSON: {exc.msg}", exc.lineno, exc.colno)
+        return descriptors.not_json(report, f"not JSON: {exc.msg}", exc.lineno, exc.colno)
     except RecursionError:
-        return descriptors._not_json(report, "not JSON this reader can nest: too deep", 1, 1)
+        return descriptors.not_json(report, "not JSON this reader can nest: too deep", 1, 1)
 
 
 def read(source: Source) -> FileReport:
@@ -158,11 +159,8 @@ def read(source: Source) -> FileReport:
 # --- tensors kept in .npz files ------------------------------------------------------------------
 
 
-class NpzError(Exception):
-    def __init__(self, path: str, message: str):
-        super().__init__(message)
-        self.path = path
-        self.message = message
+class NpzError(PathError):
+    """An .npz file that cannot give a port its array; `path` is the side (inputs, outputs[1], ...)."""
 
 
 def _load_npz(path: Path, side: str, max_bytes: int) -> list[tuple[str, np.ndarray]]:

@@ -20,7 +20,7 @@ from app.core.kernels import reduce_max
 from app.core.mismatch import Implementation, Modelled, differing_positions
 from app.core.numbers import Int64, show
 from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
-from app.core.shapes import axis_problems, format_shape, normalize_axes, reduce_shape
+from app.core.shapes import axis_problems, format_shape, reduce_shape, wrap_axes
 
 KIND = "ReduceMax"
 SPEC = "oneDNN Graph ReduceMax"
@@ -150,7 +150,7 @@ def infer(d: ReduceMaxOp, ctx: Context) -> list[OutputType] | None:
         broken = True
     if broken:
         return None
-    reduced = normalize_axes(axes, rank).axes
+    reduced = wrap_axes(axes, rank)
     for axis in reduced:
         if src.shape[axis] == 0:
             ctx.warn(
@@ -178,7 +178,7 @@ def output_dtypes(d: ReduceMaxOp) -> list[str | None]:
 def _reduced(d: ReduceMaxOp, arrays: Sequence[np.ndarray]) -> tuple[int, ...]:
     """The axes reduced, wrapped into [0, rank): from the attribute, or from the axes input's values."""
     axes = d.attrs.axes if len(arrays) < 2 else arrays[1].reshape(-1).tolist()
-    return normalize_axes(axes, arrays[0].ndim).axes
+    return wrap_axes(axes, arrays[0].ndim)
 
 
 def evaluate(d: ReduceMaxOp, arrays: list[np.ndarray]) -> list[np.ndarray]:
