@@ -117,12 +117,6 @@ class AxisProblem:
         )
 
 
-@dataclass(frozen=True)
-class NormalizedAxes:
-    axes: tuple[int, ...]  # in the order given, each in [0, rank)
-    problems: tuple[AxisProblem, ...]
-
-
 def axis_problems(axes: Sequence[int], rank: int, *, operand: str = "src") -> Iterator[AxisProblem]:
     """Every axis out of [-rank, rank-1] and every repeat once negative axes are wrapped by `rank`.
 
@@ -150,11 +144,6 @@ def wrap_axes(axes: Sequence[int], rank: int) -> tuple[int, ...]:
         if -rank <= axis < rank:
             wrapped.setdefault(axis + rank if axis < 0 else axis)
     return tuple(wrapped)
-
-
-def normalize_axes(axes: Sequence[int], rank: int, *, operand: str = "src") -> NormalizedAxes:
-    """The axes wrapped into [0, rank), first occurrences in the order given, and their problems."""
-    return NormalizedAxes(wrap_axes(axes, rank), tuple(axis_problems(axes, rank, operand=operand)))
 
 
 # --- broadcasting -----------------------------------------------------------------------------

@@ -2,18 +2,16 @@
 
 To add a format, write its module (a `read(source) -> FileReport`) and add a row above the
 descriptor row, which comes last because it takes any JSON the rows above did not claim. A reader whose
-library is slow to import (onnx) goes in as lazy("module:function"), so a run that never meets its
-files never imports it.
+library is slow to import (onnx) imports it inside its read function (app/formats/graphs.py), so a run
+that never meets its files never imports it.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from app.formats import descriptors, graphs, sniff
 from app.formats.sniff import SNIFF_BYTES
@@ -27,17 +25,6 @@ class Reader:
     suffixes: tuple[str, ...]  # lower case, with the dot
     read: Callable[[Source], FileReport]
     sniff: Callable[[bytes], bool] | None = None  # does this content belong to the format? None: all
-
-
-def lazy(target: str) -> Callable[..., Any]:
-    """The function `target` ("package.module:name") names, imported at its first call."""
-    module, _, name = target.partition(":")
-
-    def call(*args: Any, **kwargs: Any) -> Any:
-        return getattr(importlib.import_module(module), name)(*args, **kwargs)
-
-    call.__qualname__ = call.__name__ = target
-    return call
 
 
 READERS: list[Reader] = [

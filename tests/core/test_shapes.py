@@ -7,12 +7,13 @@ from hypothesis import strategies as st
 
 from app.core import shapes as shapes_module
 from app.core.shapes import (
+    axis_problems,
     broadcast_shapes,
     format_shape,
-    normalize_axes,
     parse_dim,
     reduce_shape,
     wire_shape,
+    wrap_axes,
 )
 
 
@@ -33,30 +34,30 @@ def test_wire_and_format() -> None:
     assert format_shape((2, None)) == "[2, ?]"
 
 
-def test_normalize_axes_messages() -> None:
-    result = normalize_axes([4, -1, 2, -3], 3)
-    assert result.axes == (2, 0)
-    assert [(p.position, p.kind) for p in result.problems] == [(0, "range"), (2, "duplicate")]
-    assert result.problems[0].message == "axis 4 is out of range [-3, 2] for src of rank 3"
-    assert "repeats axis -1 at position 1" in result.problems[1].message
+def test_axis_problems_messages() -> None:
+    axes = [4, -1, 2, -3]
+    assert wrap_axes(axes, 3) == (2, 0)
+    problems = list(axis_problems(axes, 3))
+    assert [(p.position, p.kind) for p in problems] == [(0, "range"), (2, "duplicate")]
+    assert problems[0].message == "axis 4 is out of range [-3, 2] for src of rank 3"
+    assert "repeats axis -1 at position 1" in problems[1].message
 
 
 def test_rank_zero_has_no_axes() -> None:
-    result = normalize_axes([0], 0)
-    assert result.problems[0].message == "axis 0 names no dim: src has rank 0, so it has no axes"
+    [problem] = axis_problems([0], 0)
+    assert problem.message == "axis 0 names no dim: src has rank 0, so it has no axes"
 
 
 @given(st.integers(0, 6).flatmap(lambda r: st.tuples(st.just(r), st.lists(st.integers(-8, 8), max_size=8))))
-def test_normalize_axes_agrees_with_a_plain_rule(case) -> None:
+def test_wrap_axes_and_axis_problems_agree_with_a_plain_rule(case) -> None:
     rank, axes = case
-    result = normalize_axes(axes, rank)
     expected, seen = [], set()
     for axis in axes:
         if -rank <= axis < rank and axis % rank not in seen:
             seen.add(axis % rank)
             expected.append(axis % rank)
-    assert list(result.axes) == expected
-    assert len(result.problems) == len(axes) - len(expected)
+    assert list(wrap_axes(axes, rank)) == expected
+    assert len(list(axis_problems(axes, rank))) == len(axes) - len(expected)
 
 
 def test_reduce_shape() -> None:

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import sys
-
 from app.formats import readers
-from app.formats.readers import Reader, lazy, reader_for
+from app.formats.readers import Reader, reader_for
 from app.report.model import FileReport
 
 
@@ -25,11 +23,3 @@ def test_a_sniffing_row_claims_its_content_above_the_default(monkeypatch) -> Non
     assert reader_for("net.json", b'{"graph": []}').format == "graph-json"
     assert reader_for("-", b'{"graph": []}').format == "graph-json"
     assert reader_for("ops.json", b'{"kind": "Max"}').format == "descriptor-json"
-
-
-def test_lazy_imports_at_the_first_call_only() -> None:
-    call = lazy("colorsys:rgb_to_hsv")
-    sys.modules.pop("colorsys", None)
-    assert "colorsys" not in sys.modules
-    assert call(1.0, 0.0, 0.0) == (0.0, 1.0, 1.0)
-    assert "colorsys" in sys.modules
