@@ -12,6 +12,8 @@ import os
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, settings
+from jsonschema import Draft202012Validator
+from schemathesis.core.failures import AcceptedNegativeData, FailureGroup
 
 from app.core.config import Settings
 from app.main import create_app
@@ -38,9 +40,9 @@ include-path-regex = "^/v1/validate"
 checks.positive_data_acceptance.expected-statuses = ["200", "413"]
 """
 )
-schema = schemathesis.openapi.from_asgi(
-    "/openapi.json", create_app(Settings(access_log=False)), config=CONFIG
-)
+APP = create_app(Settings(access_log=False))
+schema = schemathesis.openapi.from_asgi("/openapi.json", APP, config=CONFIG)
+DOCUMENT = APP.openapi()
 schema.config.generation.update(modes=list(schemathesis.GenerationMode))
 
 NEAR_INT64_EDGE = range((1 << 63) - 2048, (1 << 63) + 2048)
@@ -70,4 +72,22 @@ def test_the_api_keeps_its_contract(case) -> None:
         # The schema validator compares large integers as doubles, so within about 1,024 of 2**63 it
         # cannot tell int64's edge (2**63 - 1 and 2**63 + 191 are the same double); the service can.
         return
-    case.call_and_validate()
+    try:
+        case.call_and_validate()
+    except FailureGroup as group:
+        if not all(isinstance(e, AcceptedNegativeData) for e in group.exceptions):
+            raise
+        # schemathesis reads a discriminator that maps several names to one schema (Argmax and its
+        # two MLI aliases) as one name per branch, so it may "violate" a kind with another of the
+        # branch's own names. A body the document itself allows was rightly accepted.
+        if not _allowed_by_the_document(case):
+            raise
+
+
+def _allowed_by_the_document(case) -> bool:
+    content = DOCUMENT["paths"][case.path][case.method.lower()].get("requestBody", {}).get("content", {})
+    body_schema = content.get("application/json", {}).get("schema")
+    if body_schema is None:
+        return False
+    validator = Draft202012Validator({**body_schema, "components": DOCUMENT["components"]})
+    return validator.is_valid(case.body)
