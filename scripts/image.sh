@@ -83,14 +83,26 @@ context_hash() {
     local base_id=$1
     {
         echo "$base_id"
+        source_url
         find Dockerfile .dockerignore pyproject.toml README.md app -type f \
             ! -path '*/__pycache__/*' ! -name '*.pyc' -print0 | sort -z | xargs -0 sha256sum
     } | sha256sum | cut -c1-16
 }
 
+# The clone's origin when it is an https URL (credentials dropped), for the image's source label;
+# empty for a local clone, so the label never names a place that is not this project's.
+source_url() {
+    local url rest authority
+    url=$(git remote get-url origin 2>/dev/null || true)
+    [[ $url == https://* ]] || return 0
+    rest=${url#https://}
+    authority=${rest%%/*}
+    echo "https://${authority##*@}${rest#"$authority"}"
+}
+
 main() {
     install_tools
-    local base base_id hash built version started=$SECONDS
+    local base base_id hash built version source started=$SECONDS
     base=$(choose_base)
     base_id=$(podman image inspect --format '{{.Id}}' "$base")
     hash=$(context_hash "$base_id")
@@ -101,13 +113,14 @@ main() {
         return
     fi
     version=$(sed -n 's/^version *= *"\(.*\)"/\1/p' pyproject.toml | head -1)
+    source=$(source_url)
     say "building $IMAGE from $base with buildah (a few minutes: two stages, dependencies from PyPI)"
     # The host's CA bundle is mounted for pip in the build only (HTTPS goes through a proxy whose CA
     # it holds); --pull=never so a base that is not here fails at once instead of waiting on a registry.
     local ca=()
     [[ -f $CA_BUNDLE ]] && ca=(--build-arg "PIP_CERT=$CA_BUNDLE" -v "$CA_BUNDLE:$CA_BUNDLE:ro")
     buildah build --isolation chroot --format docker --pull=never --layers=false \
-        --build-arg "BASE_IMAGE=$base" --build-arg "VERSION=$version" "${ca[@]}" \
+        --build-arg "BASE_IMAGE=$base" --build-arg "VERSION=$version" --build-arg "SOURCE=$source" "${ca[@]}" \
         -t "$built" -t "$IMAGE" . >&2
     # Older builds of this image only take room (under vfs every one is a full copy).
     podman images --format '{{.Repository}}:{{.Tag}}' | grep -F "${IMAGE%:*}:ctx-" |

@@ -12,7 +12,6 @@ from app.report.locations import relative
 from app.report.model import RunReport
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
-INFORMATION_URI = "https://github.com/opspec/opspec"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
@@ -46,7 +45,6 @@ def document(report: RunReport) -> dict[str, Any]:
     driver: dict[str, Any] = {
         "name": report.tool,
         "version": report.version,
-        "informationUri": INFORMATION_URI,
         "rules": [
             {
                 "id": rule.id,
