@@ -113,3 +113,21 @@ class ServerLog:
         with self._changed:
             found = self._changed.wait_for(lambda: self.count(text) >= count, timeout=timeout)
         assert found, f"the server did not log {text!r} {count} time(s) within {timeout} s: {self.lines}"
+
+
+def test_each_served_process_sets_the_switch_interval(monkeypatch) -> None:
+    # uvicorn calls served_app in every worker process (factory=True): a fresh interpreter each, so the
+    # interval must be set there, not once in the process that parses the command line.
+    from app.api import server
+    from app.core.config import get_settings
+    from app.main import app
+
+    monkeypatch.setenv("OPSPEC_SWITCH_INTERVAL", "0.002")
+    get_settings.cache_clear()
+    before = sys.getswitchinterval()
+    try:
+        assert server.served_app() is app
+        assert sys.getswitchinterval() == 0.002
+    finally:
+        sys.setswitchinterval(before)
+        get_settings.cache_clear()

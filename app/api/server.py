@@ -52,13 +52,23 @@ class HeaderTimeout(H11Protocol):
             self.transport.close()
 
 
+def served_app() -> Any:
+    """The app as a server runs it, made in each worker process (uvicorn's factory=True).
+
+    Large bodies are worked on in threads that hold the GIL in long C calls; the event loop waits for
+    the GIL up to the switch interval each time it wants it. 1 ms instead of 5 keeps /healthz answering
+    while they run, for a little throughput. Set here, not at import, so only a served process changes
+    it (tests import the app), and every worker does (--workers starts fresh interpreters)."""
+    sys.setswitchinterval(get_settings().switch_interval)
+    from app.main import app
+
+    return app
+
+
 def run(settings: Settings, host: str, port: int, workers: int = 1) -> None:
-    # Large bodies are worked on in threads that hold the GIL in long C calls; the event loop waits
-    # for the GIL up to the switch interval each time it wants it. 1 ms instead of 5 keeps /healthz
-    # answering while they run, for a little throughput. (Here, so only a served process changes it.)
-    sys.setswitchinterval(settings.switch_interval)
     uvicorn.run(
-        "app.main:app",
+        "app.api.server:served_app",
+        factory=True,
         host=host,
         port=port,
         workers=workers,
