@@ -11,17 +11,29 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import threading
 from collections.abc import Iterator
+
+_lock = threading.Lock()
+_blocks = 0  # paused() blocks running now, in any thread
+_enable_after = False  # whether the collector was on when the first of them began
 
 
 @contextlib.contextmanager
 def paused() -> Iterator[None]:
-    """The collector off for the block; back on after it unless it was off already (another thread's
-    block, or the caller's own choice), so nested and concurrent blocks leave it as they found it."""
-    enabled = gc.isenabled()
-    gc.disable()
+    """The collector off while any thread is inside such a block, and back as the first block found it
+    once the last one ends: requests served in threads overlap, and one ending must not switch the
+    collector back on under another still running."""
+    global _blocks, _enable_after
+    with _lock:
+        if _blocks == 0:
+            _enable_after = gc.isenabled()
+            gc.disable()
+        _blocks += 1
     try:
         yield
     finally:
-        if enabled:
-            gc.enable()
+        with _lock:
+            _blocks -= 1
+            if _blocks == 0 and _enable_after:
+                gc.enable()

@@ -141,7 +141,7 @@ def test_collector_is_paused_for_the_block_and_left_as_found() -> None:
         assert not gc.isenabled()
         with collector.paused():
             assert not gc.isenabled()
-        assert not gc.isenabled()  # the inner block found it off and leaves it off
+        assert not gc.isenabled()  # the outer block is still running
     assert gc.isenabled()
     gc.disable()
     try:
@@ -150,6 +150,17 @@ def test_collector_is_paused_for_the_block_and_left_as_found() -> None:
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_collector_stays_paused_until_the_last_of_overlapping_blocks_ends() -> None:
+    # Two requests in two threads: the first to end must not switch the collector back on.
+    first, second = collector.paused(), collector.paused()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert not gc.isenabled()
+    second.__exit__(None, None, None)
+    assert gc.isenabled()
 
 
 def test_check_restores_the_collector_even_when_the_file_is_refused() -> None:
