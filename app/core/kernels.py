@@ -5,6 +5,7 @@ The maximum here is IEEE's `maximum` with two refinements every op of ours uses:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 
 import ml_dtypes
@@ -183,15 +184,35 @@ def _in_blocks(shape: tuple[int, ...], arrays: Sequence[np.ndarray], fill: Calla
 
 
 def _exact_max(shape: tuple[int, ...], arrays: Sequence[np.ndarray]) -> np.ndarray:
-    if arrays[0].dtype.kind != "f":  # nothing to fix after the fold: blocks would only add calls
+    if arrays[0].dtype.kind != "f" or not _zeros_may_meet(math.prod(shape), arrays):
+        # nothing to fix after the fold: blocks would only add calls
         return _fold(np.maximum, np.empty(shape, dtype=arrays[0].dtype), arrays)
     return _in_blocks(shape, arrays, _fill_max)
 
 
 def _fill_max(out: np.ndarray, arrays: Sequence[np.ndarray]) -> None:
     _fold(np.maximum, out, arrays)
-    if out.dtype.kind == "f":
-        _prefer_positive_zero(out, arrays)
+    _prefer_positive_zero(out, arrays)
+
+
+# An input at most 1/_GLANCE the size of the result is looked at for zeros before the fold.
+_GLANCE = 8
+
+
+def _zeros_may_meet(size: int, arrays: Sequence[np.ndarray]) -> bool:
+    """Can zeros of two inputs meet at one place of the result (`size` elements)?
+
+    np.maximum returns one of its operands, so a -0 result can hide a +0 only where two inputs hold
+    zeros: when at most one input holds any, the fold is exact as it stands. An input small beside
+    the result is counted for zeros (a large tensor beside a broadcast row then costs no check at all);
+    a large one is taken to hold some unlooked, as a pass over it costs more than the result's own
+    check in cache."""
+    holders = 0
+    for a in arrays:
+        holders += a.size * _GLANCE > size or np.count_nonzero(a) < a.size
+        if holders > 1:
+            return True
+    return False
 
 
 # The bits of +inf in the 16-bit floats: a NaN with the sign set is above 0x8000 | these, as unsigned.
@@ -245,6 +266,9 @@ def _fold(ufunc: np.ufunc, out: np.ndarray, arrays: Sequence[np.ndarray]) -> np.
     return out
 
 
+# -0 as a signed integer of each float width, by itemsize: the least of them.
+_NEGATIVE_ZERO_BITS = {size: (np.dtype(f"i{size}"), np.iinfo(f"i{size}").min) for size in (2, 4, 8)}
+
 # Above this share of zero results, one more pass over every input beats gathering at each zero.
 _DENSE_ZEROS = 1 / 32
 
@@ -253,7 +277,12 @@ def _prefer_positive_zero(result: np.ndarray, wide: Sequence[np.ndarray]) -> Non
     """Make each zero of `result` +0 where some input holds +0 there, in place.
 
     np.maximum returns one of its operands on a tie, so a +0 result is always right; only a -0 result
-    can hide a +0 it was compared with. Random data has no zeros, so the common case costs one compare."""
+    can hide a +0 it was compared with. -0's bits are the least signed integer of its width, so one
+    SIMD minimum over the bits, with no temporary, says whether there is a -0 to look at: random data
+    has none, and then the zeros are not even counted."""
+    bits, negative_zero = _NEGATIVE_ZERO_BITS[result.itemsize]
+    if not result.size or np.minimum.reduce(result.view(bits), axis=None) != negative_zero:
+        return
     zero = result == 0
     count = np.count_nonzero(zero)
     if count > _DENSE_ZEROS * result.size:

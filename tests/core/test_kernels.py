@@ -136,3 +136,45 @@ def test_max_in_blocks_of_rows_matches_the_oracle(monkeypatch) -> None:
     assert same_bits(
         maximum([a.astype(np.float16), negative_nan]), oracle_max([a.astype(np.float16), negative_nan])
     )
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_zero_check_skipped_only_where_no_two_inputs_hold_zeros(dtype, monkeypatch) -> None:
+    """A -0 result is looked at only when two inputs may hold zeros (small inputs are counted, large
+    ones assumed to), and a block's -0 is found by its bits being the least integer: every case exact."""
+    import app.core.kernels as kernels
+
+    monkeypatch.setattr(kernels, "_BLOCK", 256)  # blocks of 4 rows, so some hold a -0 and some none
+    checked, fill = [], kernels._fill_max
+    monkeypatch.setattr(
+        kernels, "_fill_max", lambda out, arrays: checked.append(out.shape) or fill(out, arrays)
+    )
+    rng = np.random.default_rng(6)
+    big = -np.abs(rng.standard_normal((64, 64))).astype(dtype)
+    big[rng.random(big.shape) < 0.05] = -0.0
+    big[:8] = -np.abs(big[:8]) - 1  # two blocks without a zero at all
+    big[40, 3] = 0.0
+    big[41, 5] = np.nan
+    big[42, 7] = -np.nan
+    free = (rng.random(64) + 0.5).astype(dtype) * -1  # no zero: beside big, nothing to check
+    plus = free.copy()
+    plus[[3, 7, 9]] = 0.0
+    minus = free.copy()
+    minus[[3, 11]] = -0.0
+    cases = [
+        ([big, free], False),
+        ([free, big, free[:, None]], False),
+        ([big, plus], True),  # +0 in the row meets big's -0s
+        ([big, minus], True),  # glanced at: it holds zeros, so it counts
+        ([big, big[::-1].copy()], True),  # two large inputs: checked without looking
+        ([big[:, ::2], free[::2]], False),  # a strided view
+        ([big.T, plus[:, None]], True),
+        ([np.array(0.0, dtype), big], True),
+        ([big[:0], free], False),  # an empty result
+        ([np.array(-0.0, dtype), np.array(0.0, dtype)], True),  # tiny: a single element, one block
+        ([np.array([-0.0], dtype), np.array([-0.0], dtype)], True),
+    ]
+    for arrays, looked in cases:
+        checked.clear()
+        assert same_bits(maximum(arrays), oracle_max(arrays)), [a.shape for a in arrays]
+        assert bool(checked) == looked, [a.shape for a in arrays]
