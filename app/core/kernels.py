@@ -29,7 +29,7 @@ def reduce_max(x: np.ndarray, axes: Sequence[int], keep_dims: bool) -> np.ndarra
         return np.full(shape, -np.inf, dtype=x.dtype)
     if x.dtype in _NARROW_FLOATS:
         return _reduce_max_bits16(x, axes, keep_dims)
-    result = np.max(x, axis=axes, keepdims=keep_dims)
+    result = _reduce(np.maximum, x, axes, keep_dims)
     if x.dtype.kind == "f":
         zero = result == 0
         if zero.any():
@@ -43,14 +43,42 @@ def _reduce_max_bits16(x: np.ndarray, axes: tuple[int, ...], keep_dims: bool) ->
     signed maximum, the signed minimum only where every value is negative, NaNs with the sign set
     put back only when there are any."""
     signed = x.view(np.int16)
-    result = np.asarray(np.max(signed, axis=axes, keepdims=keep_dims))
-    _select_where_all_negative(result, lambda: np.asarray(np.min(signed, axis=axes, keepdims=keep_dims)))
+    result = _reduce(np.maximum, signed, axes, keep_dims)
+    _select_where_all_negative(result, lambda: _reduce(np.minimum, signed, axes, keep_dims))
     floor = np.uint16(0x8000 | _INF_BITS[x.dtype])
     unsigned = x.view(np.uint16)
     if x.size and unsigned.max() > floor:
-        nans = np.asarray(np.max(unsigned, axis=axes, keepdims=keep_dims))
+        nans = _reduce(np.maximum, unsigned, axes, keep_dims)
         np.copyto(result.view(np.uint16), nans, where=nans > floor)
     return result.view(x.dtype)
+
+
+# Rows shorter than this are left to ufunc.reduce: reduceat's start indices (8 bytes a row) would take
+# more than a quarter of a 16-bit input's own memory.
+_SHORTEST_ROW = 16
+
+
+def _reduce(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...], keep_dims: bool) -> np.ndarray:
+    """ufunc reduced over `axes` (wrapped, unique, non-empty) as a new array, also when 0-d.
+
+    NumPy's reduce along the last axis pays a cost per row that reduceat over the flat array does not
+    (0.22 against 0.15 ms for the rows of [1024,1024] f32, 2x on rows of 64), so the trailing reduced
+    axes of a C-contiguous x are reduced as rows that way, and any axes before them after it, on the
+    smaller result. The same ufunc on the same values: the same maximum, NaN and all."""
+    trailing = 0
+    while trailing < len(axes) and x.ndim - 1 - trailing in axes:
+        trailing += 1
+    kept = x.shape[: x.ndim - trailing]
+    row = x.size // math.prod(kept) if x.size else 0
+    if not trailing or row < _SHORTEST_ROW or not x.flags.c_contiguous:  # (reshape would copy x)
+        return np.asarray(ufunc.reduce(x, axis=axes, keepdims=keep_dims))
+    result = ufunc.reduceat(x.reshape(-1), np.arange(0, x.size, row)).reshape(kept)
+    earlier = tuple(axis for axis in axes if axis < len(kept))
+    if earlier:
+        result = np.asarray(ufunc.reduce(result, axis=earlier))
+    if keep_dims:
+        result = result.reshape([1 if axis in axes else size for axis, size in enumerate(x.shape)])
+    return result
 
 
 def _run_max(wide: np.ndarray, starts: np.ndarray) -> np.ndarray:

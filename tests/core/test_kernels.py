@@ -4,6 +4,7 @@ either sign, -0 beside +0, rows that are all negative."""
 from __future__ import annotations
 
 import itertools
+import math
 
 import ml_dtypes
 import numpy as np
@@ -28,7 +29,7 @@ def oracle_max(arrays: list[np.ndarray]) -> np.ndarray:
 
 def oracle_reduce(x: np.ndarray, axes: tuple[int, ...], keep_dims: bool) -> np.ndarray:
     moved = np.moveaxis(x, axes, range(x.ndim - len(axes), x.ndim))
-    rows = moved.reshape(*moved.shape[: x.ndim - len(axes)], -1)
+    rows = moved.reshape(*moved.shape[: x.ndim - len(axes)], math.prod(x.shape[a] for a in axes))
     out = np.empty(rows.shape[:-1], dtype=x.dtype)
     for index in np.ndindex(out.shape):
         out[index] = oracle_max(list(rows[index].reshape(-1, 1)))[0] if rows.shape[-1] else -np.inf
@@ -178,3 +179,48 @@ def test_max_zero_check_skipped_only_where_no_two_inputs_hold_zeros(dtype, monke
         checked.clear()
         assert same_bits(maximum(arrays), oracle_max(arrays)), [a.shape for a in arrays]
         assert bool(checked) == looked, [a.shape for a in arrays]
+
+
+def _rows_with_every_tie(dtype, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """Random values with, along the last axis, rows of -0s, -0s beside one +0, all negatives, and
+    NaNs of either sign among positives and among negatives."""
+    x = rng.standard_normal(shape).astype(dtype)
+    rows = x.reshape(-1, shape[-1])
+    rows[0] = -0.0
+    rows[1] = -0.0
+    rows[1, -1] = 0.0
+    rows[2] = -np.abs(rows[2])
+    rows[3, 5] = np.array(-np.nan, dtype)
+    rows[4] = -np.abs(rows[4])
+    rows[4, 0] = np.array(-np.nan, dtype)
+    rows[5, 1] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, *NARROW], ids=str)
+@pytest.mark.parametrize("keep_dims", [False, True])
+@pytest.mark.parametrize("shortest_row", [1, 16])  # reduceat for every trailing case; the default
+def test_reduce_max_trailing_axes_as_rows(dtype, keep_dims, shortest_row, monkeypatch) -> None:
+    """Trailing axes of a C-contiguous array are reduced as rows of the flat array (reduceat), any axes
+    before them after that; the rest, and arrays that are not C-contiguous, as before: all exact."""
+    import app.core.kernels as kernels
+
+    monkeypatch.setattr(kernels, "_SHORTEST_ROW", shortest_row)
+    rng = np.random.default_rng(7)
+    x = _rows_with_every_tie(dtype, (3, 4, 40), rng)
+    arrays = [
+        x,
+        x[:, ::2, 1:],  # strided: reduced as before
+        x.transpose(2, 0, 1),  # not C-contiguous
+        np.ascontiguousarray(x.transpose(0, 2, 1)),  # the tie rows now along the middle axis
+        _rows_with_every_tie(dtype, (6, 17), rng),
+        np.full((1, 16), -0.0, dtype),
+        np.array([np.nan, -np.inf], dtype),
+        np.zeros((0, 3, 20), dtype),  # a kept dim of 0
+    ]
+    for array in arrays:
+        for count in range(1, array.ndim + 1):
+            for axes in itertools.permutations(range(array.ndim), count):  # unsorted axes too
+                got = reduce_max(array, axes, keep_dims)
+                want = oracle_reduce(array, tuple(sorted(axes)), keep_dims)
+                assert same_bits(got, want), (array.shape, array.strides, axes)
