@@ -273,14 +273,15 @@ def _exact_max_bits16(shape: tuple[int, ...], arrays: Sequence[np.ndarray]) -> n
 def _select_where_all_negative(high: np.ndarray, low: Callable[[], np.ndarray]) -> None:
     """Where the signed maximum `high` is negative, put the signed minimum there, in place, on the bits.
 
-    `low` is computed only when some `high` is negative; the choice is by mask, not np.where, whose
-    branch on random signs costs ten times as much."""
+    `low` is computed only when some `high` is negative, which one minimum over `high` (no temporary)
+    says; the choice is by mask, not np.where, whose branch on random signs costs ten times as much."""
+    if not high.size or np.minimum.reduce(high, axis=None) >= 0:
+        return
     negative = high >> 15  # all ones where high < 0, zeros elsewhere
-    if negative.any():
-        chosen = low()
-        chosen ^= high
-        chosen &= negative
-        high ^= chosen
+    chosen = low()
+    chosen ^= high
+    chosen &= negative
+    high ^= chosen
 
 
 def _fold(ufunc: np.ufunc, out: np.ndarray, arrays: Sequence[np.ndarray]) -> np.ndarray:
