@@ -44,7 +44,7 @@ def _reduce_max_bits16(x: np.ndarray, axes: tuple[int, ...], keep_dims: bool) ->
     put back only when there are any."""
     signed = x.view(np.int16)
     result = _reduce(np.maximum, signed, axes, keep_dims)
-    _select_where_all_negative(result, lambda: _reduce(np.minimum, signed, axes, keep_dims))
+    _select_where_all_negative(result, lambda: _reduce(np.minimum, signed, axes, keep_dims) ^ result)
     floor = np.uint16(0x8000 | _INF_BITS[x.dtype])
     unsigned = x.view(np.uint16)
     if x.size and unsigned.max() > floor:
@@ -262,7 +262,15 @@ def _exact_max_bits16(shape: tuple[int, ...], arrays: Sequence[np.ndarray]) -> n
     def fill(out: np.ndarray, parts: Sequence[np.ndarray]) -> None:
         signed = [a.view(np.int16) for a in parts]
         high = _fold(np.maximum, out.view(np.int16), signed)
-        _select_where_all_negative(high, lambda: _fold(np.minimum, np.empty(out.shape, np.int16), signed))
+
+        def differ() -> np.ndarray:
+            if len(signed) == 2:  # the minimum is whichever the maximum is not: high ^ low is a ^ b
+                return np.bitwise_xor(*signed)
+            low = _fold(np.minimum, np.empty(out.shape, np.int16), signed)
+            low ^= high
+            return low
+
+        _select_where_all_negative(high, differ)
         if negative_nan:
             unsigned = _fold(np.maximum, np.empty(out.shape, np.uint16), [a.view(np.uint16) for a in parts])
             np.copyto(out.view(np.uint16), unsigned, where=unsigned > floor)
@@ -270,17 +278,17 @@ def _exact_max_bits16(shape: tuple[int, ...], arrays: Sequence[np.ndarray]) -> n
     return _in_blocks(shape, arrays, fill)
 
 
-def _select_where_all_negative(high: np.ndarray, low: Callable[[], np.ndarray]) -> None:
+def _select_where_all_negative(high: np.ndarray, differ: Callable[[], np.ndarray]) -> None:
     """Where the signed maximum `high` is negative, put the signed minimum there, in place, on the bits.
 
-    `low` is computed only when some `high` is negative, which one minimum over `high` (no temporary)
-    says; the choice is by mask, not np.where, whose branch on random signs costs ten times as much."""
+    differ() is the signed minimum XOR `high`, a new array: high ^ differ() is the minimum, and of two
+    inputs that is their own XOR, with no minimum to fold. It is called only when some `high` is
+    negative, which one minimum over `high` (no temporary) says; the choice is by mask, not np.where,
+    whose branch on random signs costs ten times as much."""
     if not high.size or np.minimum.reduce(high, axis=None) >= 0:
         return
-    negative = high >> 15  # all ones where high < 0, zeros elsewhere
-    chosen = low()
-    chosen ^= high
-    chosen &= negative
+    chosen = differ()
+    chosen &= high >> 15  # all ones where high < 0, zeros elsewhere
     high ^= chosen
 
 
