@@ -39,18 +39,46 @@ def reduce_max(x: np.ndarray, axes: Sequence[int], keep_dims: bool) -> np.ndarra
 
 
 def _reduce_max_bits16(x: np.ndarray, axes: tuple[int, ...], keep_dims: bool) -> np.ndarray:
-    """reduce_max of f16 or bf16 on the bits as int16, by the order _exact_max_bits16 explains: the
-    signed maximum, the signed minimum only where every value is negative, NaNs with the sign set
-    put back only when there are any."""
-    signed = x.view(np.int16)
+    """reduce_max of f16 or bf16 on the bits as int16, by the order _exact_max_bits16 explains.
+
+    Its passes (the signed maximum, the minimum where it is negative, the check for NaNs with the sign
+    set) each read all of x, so a large x is reduced in slabs along its first kept axis, each of about
+    _SLAB_BYTES: the passes after the first read the slab from cache (2.1 -> 1.3 ms on [4,1024,1024]
+    axes [0]). Slabs of the first axis keep x's layout; slabs of a later one are used only where the
+    last axis is kept and is not that one, as otherwise they would be narrow columns or lose the rows
+    that _reduce takes by reduceat (slower on [4,1024,1024] axes [0,2])."""
+    bits = x.view(np.int16)
+    floor = 0x8000 | _INF_BITS[x.dtype]
+    kept = next((axis for axis in range(x.ndim) if axis not in axes), x.ndim - 1)
+    last = x.ndim - 1
+    if x.nbytes <= _SLAB_BYTES or kept == last or (kept and last in axes):
+        return _reduce_max_bits16_slab(bits, axes, keep_dims, floor).view(x.dtype)
+    step = max(1, _SLAB_BYTES * x.shape[kept] // x.nbytes)
+    before = (slice(None),) * kept
+    slabs = [
+        _reduce_max_bits16_slab(bits[(*before, slice(start, start + step))], axes, keep_dims, floor)
+        for start in range(0, x.shape[kept], step)
+    ]
+    # every axis before the first kept one is reduced: without keep_dims the slabs meet along axis 0
+    return np.concatenate(slabs, axis=kept if keep_dims else 0).view(x.dtype)
+
+
+# Bytes of a 16-bit input reduced at a time (reduce_max): a slab and its results stay in L2.
+_SLAB_BYTES = 1 << 19
+
+
+def _reduce_max_bits16_slab(
+    signed: np.ndarray, axes: tuple[int, ...], keep_dims: bool, floor: int
+) -> np.ndarray:
+    """The signed maximum, the signed minimum only where every value is negative, NaNs with the sign
+    set (bits above `floor` as unsigned) put back only when there are any: the result's bits."""
     result = _reduce(np.maximum, signed, axes, keep_dims)
     _select_where_all_negative(result, lambda: _reduce(np.minimum, signed, axes, keep_dims) ^ result)
-    floor = np.uint16(0x8000 | _INF_BITS[x.dtype])
-    unsigned = x.view(np.uint16)
-    if x.size and unsigned.max() > floor:
+    unsigned = signed.view(np.uint16)
+    if signed.size and unsigned.max() > floor:
         nans = _reduce(np.maximum, unsigned, axes, keep_dims)
         np.copyto(result.view(np.uint16), nans, where=nans > floor)
-    return result.view(x.dtype)
+    return result
 
 
 # Rows shorter than this are left to ufunc.reduce: reduceat's start indices (8 bytes a row) would take

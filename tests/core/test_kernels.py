@@ -75,13 +75,21 @@ def test_max_bits16_broadcast_all_negative_and_negative_nan(dtype) -> None:
 
 @pytest.mark.parametrize("dtype", NARROW, ids=str)
 @pytest.mark.parametrize("keep_dims", [False, True])
-def test_reduce_max_bits16_every_axes_pattern(dtype, keep_dims) -> None:
+@pytest.mark.parametrize("slab_bytes", [1 << 19, 64, 200])  # whole; slabs of one and of a few rows
+def test_reduce_max_bits16_every_axes_pattern(dtype, keep_dims, slab_bytes, monkeypatch) -> None:
+    import app.core.kernels as kernels
+
+    monkeypatch.setattr(kernels, "_SLAB_BYTES", slab_bytes)
     rng = np.random.default_rng(3)
     x = rng.permutation(every_pattern(dtype))[: 4 * 6 * 8].reshape(4, 6, 8)
     negative = -np.abs(rng.standard_normal((4, 6, 8))).astype(dtype)
     negative[1, 2, :] = -0.0
     negative[2, :, 3] = np.array(-np.nan, dtype)
-    for array in (x, negative, negative[:, ::2, 1:]):  # a strided view too
+    least_nan = np.array(-np.inf, dtype).view(np.uint16) + np.uint16(1)  # the NaN nearest -inf's bits
+    mixed = rng.standard_normal((4, 6, 8)).astype(dtype)
+    mixed.view(np.uint16)[0, 1, 2] = least_nan
+    mixed.view(np.uint16)[3, 4, :] = least_nan
+    for array in (x, negative, negative[:, ::2, 1:], mixed):  # a strided view too
         for count in (1, 2, 3):
             for axes in itertools.combinations(range(3), count):
                 got = reduce_max(array, axes, keep_dims)
@@ -199,13 +207,16 @@ def _rows_with_every_tie(dtype, shape: tuple[int, ...], rng: np.random.Generator
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, *NARROW], ids=str)
 @pytest.mark.parametrize("keep_dims", [False, True])
-@pytest.mark.parametrize("shortest_row", [1, 16])  # reduceat for every trailing case; the default
-def test_reduce_max_trailing_axes_as_rows(dtype, keep_dims, shortest_row, monkeypatch) -> None:
+@pytest.mark.parametrize("forced", [True, False])  # reduceat for every trailing case, 16-bit slabs; defaults
+def test_reduce_max_trailing_axes_as_rows(dtype, keep_dims, forced, monkeypatch) -> None:
     """Trailing axes of a C-contiguous array are reduced as rows of the flat array (reduceat), any axes
-    before them after that; the rest, and arrays that are not C-contiguous, as before: all exact."""
+    before them after that; the rest, and arrays that are not C-contiguous, as before; 16-bit floats
+    in slabs along the first kept axis: all exact."""
     import app.core.kernels as kernels
 
-    monkeypatch.setattr(kernels, "_SHORTEST_ROW", shortest_row)
+    if forced:
+        monkeypatch.setattr(kernels, "_SHORTEST_ROW", 1)
+        monkeypatch.setattr(kernels, "_SLAB_BYTES", 100)
     rng = np.random.default_rng(7)
     x = _rows_with_every_tie(dtype, (3, 4, 40), rng)
     arrays = [
