@@ -285,9 +285,12 @@ def _exact_max_bits16(shape: tuple[int, ...], arrays: Sequence[np.ndarray]) -> n
     negative and the signed minimum is. A NaN with the sign set sorts among the negatives, so where one
     occurs it is put back in the end."""
     floor = np.uint16(0x8000 | _INF_BITS[arrays[0].dtype])
-    negative_nan = any(a.size and a.view(np.uint16).max() > floor for a in arrays)
 
     def fill(out: np.ndarray, parts: Sequence[np.ndarray]) -> None:
+        # Looked for in each block's parts, in cache (a pass over every input from memory before cost
+        # more); an input broadcast along the first axis is whole in every block, which adds at most
+        # one more pass the size of the result's, in cache too.
+        negative_nan = any(a.size and np.maximum.reduce(a.view(np.uint16), axis=None) > floor for a in parts)
         signed = [a.view(np.int16) for a in parts]
         high = _fold(np.maximum, out.view(np.int16), signed)
 

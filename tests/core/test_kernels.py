@@ -145,6 +145,12 @@ def test_max_in_blocks_of_rows_matches_the_oracle(monkeypatch) -> None:
     assert same_bits(
         maximum([a.astype(np.float16), negative_nan]), oracle_max([a.astype(np.float16), negative_nan])
     )
+    for dtype in NARROW:  # NaNs with the sign set in one block of one input only: looked for per block
+        grid, other, side = a.astype(dtype), (-a[::-1]).astype(dtype), column.astype(dtype)
+        grid[7, 3:9] = np.array(-np.nan, dtype)
+        grid.view(np.uint16)[8, 0] = np.array(-np.inf, dtype).view(np.uint16) + np.uint16(1)
+        for arrays in ([grid, other], [other, grid, side], [side, grid]):
+            assert same_bits(maximum(arrays), oracle_max(arrays))
 
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
