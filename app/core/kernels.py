@@ -215,7 +215,45 @@ def maximum(arrays: Sequence[np.ndarray]) -> np.ndarray:
         return exact(arrays[0].shape, arrays)
     shape = np.broadcast_shapes(*by_shape)
     groups = [group[0] if len(group) == 1 else exact(shape, group) for shape, group in by_shape.items()]
+    longer = _longer_rows(shape, groups)
+    if longer:
+        return exact(*longer).reshape(shape)
     return exact(shape, groups)
+
+
+# Elements in a row of the result that NumPy's broadcast loop handles in one call (_longer_rows).
+_LONG_ROW = 1 << 14
+
+
+def _longer_rows(
+    shape: tuple[int, ...], arrays: Sequence[np.ndarray]
+) -> tuple[tuple[int, int], list[np.ndarray]] | None:
+    """The same maximum over fewer, longer rows, or None where it would not be.
+
+    NumPy's broadcast loop makes a call per row of the result: a [2048,2048] tensor beside a [2048] row
+    takes 1.39 ms against 1.16 ms with rows four times longer. When every input spans the whole result
+    (C-contiguous), is one row of it, or is one value, k rows of the result are taken as one: the row
+    inputs tiled k times (k rows, a small copy), the others reshaped (no copy). k is a power of two
+    that divides the rows, with k rows at most _LONG_ROW elements and an eighth of the result (tiled
+    rows stay small beside it, as _zeros_may_meet counts them)."""
+    row, rows = shape[-1] if shape else 0, math.prod(shape[:-1])
+    most = min(_LONG_ROW // row, rows // _GLANCE) if len(shape) > 1 and row else 0
+    if most < 2:
+        return None
+    k = math.gcd(rows, 1 << (most.bit_length() - 1))
+    longer = (rows // k, k * row)
+    reshaped, tiled = [], False
+    for a in arrays:
+        if a.size == 1:
+            reshaped.append(a.reshape(()))
+        elif a.size == row and a.shape[-1] == row:
+            reshaped.append(np.tile(a.reshape(-1), k))
+            tiled = True
+        elif a.shape == shape and a.flags.c_contiguous:
+            reshaped.append(a.reshape(longer))
+        else:
+            return None
+    return (longer, reshaped) if tiled and k > 1 else None
 
 
 # Elements per block when a maximum is computed block by block (a block of each input fits in L2).

@@ -241,3 +241,46 @@ def test_reduce_max_trailing_axes_as_rows(dtype, keep_dims, forced, monkeypatch)
                 got = reduce_max(array, axes, keep_dims)
                 want = oracle_reduce(array, tuple(sorted(axes)), keep_dims)
                 assert same_bits(got, want), (array.shape, array.strides, axes)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int8, *NARROW], ids=str)
+def test_max_beside_a_broadcast_row_over_longer_rows(dtype, monkeypatch) -> None:
+    """k rows of the result taken as one (row inputs tiled, full ones reshaped): exact, also where
+    it does not apply (a column, a strided tensor, rows that k does not divide)."""
+    import app.core.kernels as kernels
+
+    taken, longer_rows = [], kernels._longer_rows
+    monkeypatch.setattr(
+        kernels, "_longer_rows", lambda shape, arrays: taken.append(longer_rows(shape, arrays)) or taken[-1]
+    )
+    rng = np.random.default_rng(8)
+    integer = np.issubdtype(dtype, np.integer)
+
+    def values(shape):
+        if integer:
+            info = np.iinfo(dtype)
+            return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dtype)
+        x = rng.standard_normal(shape).astype(dtype)
+        x[rng.random(shape) < 0.2] = -0.0
+        x[rng.random(shape) < 0.1] = 0.0
+        x[rng.random(shape) < 0.05] = np.array(-np.nan, dtype)
+        x[rng.random(shape) < 0.05] = np.nan
+        return x
+
+    grid, row, cube = values((64, 32)), values(32), values((8, 16, 32))
+    cases = [
+        ([grid, row], True),
+        ([row, grid, values((1, 32)), values(())], True),
+        ([cube, values((1, 1, 32)), values((16, 32))], False),  # [16,32] is neither a row nor whole
+        ([cube, row], True),
+        ([grid, values((64, 1))], False),  # a column
+        ([values((64, 64))[:, ::2], row], False),  # strided
+        ([values((63, 32)), row], False),  # 63 rows: no power of two divides them
+        ([values((12, 32)), row], False),  # 12 rows: an eighth is 1
+    ]
+    for arrays, applies in cases:
+        taken.clear()
+        got = maximum(arrays)
+        want = np.maximum.reduce(np.broadcast_arrays(*arrays)) if integer else oracle_max(arrays)
+        assert same_bits(got, want), [a.shape for a in arrays]
+        assert (taken[-1] is not None) == applies, [a.shape for a in arrays]
