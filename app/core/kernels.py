@@ -30,11 +30,10 @@ def reduce_max(x: np.ndarray, axes: Sequence[int], keep_dims: bool) -> np.ndarra
     if x.dtype in _NARROW_FLOATS:
         return _reduce_max_bits16(x, axes, keep_dims)
     result = _reduce(np.maximum, x, axes, keep_dims)
-    if x.dtype.kind == "f":
+    if x.dtype.kind == "f" and _has_negative_zero(result):  # a +0 result is right: +0 is among its values
         zero = result == 0
-        if zero.any():
-            positive_zero = np.any((x == 0) & ~np.signbit(x), axis=axes, keepdims=keep_dims)
-            result = np.where(zero, np.where(positive_zero, 0.0, -0.0).astype(x.dtype), result)
+        positive_zero = np.any((x == 0) & ~np.signbit(x), axis=axes, keepdims=keep_dims)
+        result = np.where(zero, np.where(positive_zero, 0.0, -0.0).astype(x.dtype), result)
     return np.asarray(result)
 
 
@@ -375,6 +374,14 @@ def _fold(ufunc: np.ufunc, out: np.ndarray, arrays: Sequence[np.ndarray]) -> np.
 # -0 as a signed integer of each float width, by itemsize: the least of them.
 _NEGATIVE_ZERO_BITS = {size: (np.dtype(f"i{size}"), np.iinfo(f"i{size}").min) for size in (2, 4, 8)}
 
+
+def _has_negative_zero(floats: np.ndarray) -> bool:
+    """Does the array hold a -0? Its bits are the least signed integer of its width, so one SIMD
+    minimum over the bits answers, with no temporary."""
+    bits, negative_zero = _NEGATIVE_ZERO_BITS[floats.itemsize]
+    return bool(floats.size) and np.minimum.reduce(floats.view(bits), axis=None) == negative_zero
+
+
 # Above this share of zero results, one more pass over every input beats gathering at each zero.
 _DENSE_ZEROS = 1 / 32
 
@@ -383,11 +390,8 @@ def _prefer_positive_zero(result: np.ndarray, wide: Sequence[np.ndarray]) -> Non
     """Make each zero of `result` +0 where some input holds +0 there, in place.
 
     np.maximum returns one of its operands on a tie, so a +0 result is always right; only a -0 result
-    can hide a +0 it was compared with. -0's bits are the least signed integer of its width, so one
-    SIMD minimum over the bits, with no temporary, says whether there is a -0 to look at: random data
-    has none, and then the zeros are not even counted."""
-    bits, negative_zero = _NEGATIVE_ZERO_BITS[result.itemsize]
-    if not result.size or np.minimum.reduce(result.view(bits), axis=None) != negative_zero:
+    can hide a +0 it was compared with. Random data has none, and then the zeros are not even counted."""
+    if not _has_negative_zero(result):
         return
     zero = result == 0
     count = np.count_nonzero(zero)
