@@ -112,7 +112,7 @@ def _run_max(wide: np.ndarray, starts: np.ndarray) -> np.ndarray:
     """np.maximum over the runs wide[starts[i]:starts[i+1]] along axis 0, with +0 above -0.
 
     A run whose maximum is 0 holds nothing above 0 and no NaN, so any value in it without the sign bit
-    is +0: the fix needs one pass over the sign bits, and only when some maximum is 0."""
+    is +0: the fix needs one pass over the sign bits, and only when some maximum is -0."""
     result = None
     if wide.ndim > 1 and wide.size > len(wide) and starts.size:  # rows of more than one element
         lengths = np.diff(starts, append=len(wide))
@@ -121,11 +121,10 @@ def _run_max(wide: np.ndarray, starts: np.ndarray) -> np.ndarray:
             result = _fold_runs(wide, starts, lengths, longest)
     if result is None:
         result = np.maximum.reduceat(wide, starts, axis=0)
-    if wide.dtype.kind == "f":
+    if wide.dtype.kind == "f" and _has_negative_zero(result):  # a +0 maximum is right: +0 is in its run
         zero = result == 0
-        if zero.any():
-            negative = np.logical_and.reduceat(np.signbit(wide), starts, axis=0)
-            result[zero] = np.where(negative[zero], -0.0, 0.0)
+        negative = np.logical_and.reduceat(np.signbit(wide), starts, axis=0)
+        result[zero] = np.where(negative[zero], -0.0, 0.0)
     return result
 
 
