@@ -254,8 +254,9 @@ def _longer_rows(
     return (longer, reshaped) if tiled and k > 1 else None
 
 
-# Elements per block when a maximum is computed block by block (a block of each input fits in L2).
-_BLOCK = 1 << 16
+# Bytes of the result per block when a maximum is computed block by block (a block of each input
+# fits in L2): 64K f32, 128K of the 16-bit floats (1<<16 of these measured 3-7% slower).
+_BLOCK = 1 << 18
 
 
 def _in_blocks(shape: tuple[int, ...], arrays: Sequence[np.ndarray], fill: Callable) -> np.ndarray:
@@ -265,10 +266,10 @@ def _in_blocks(shape: tuple[int, ...], arrays: Sequence[np.ndarray], fill: Calla
     A maximum's fixes (the signed-zero check, the 16-bit floats' second fold and mask) then read each
     block of the result while it is still in cache, instead of passing over all of it from memory."""
     result = np.empty(shape, dtype=arrays[0].dtype)
-    if result.size <= _BLOCK or not shape or not shape[0]:
+    if result.nbytes <= _BLOCK or not shape or not shape[0]:
         fill(result, arrays)
         return result
-    step = max(1, _BLOCK // (result.size // shape[0]))
+    step = max(1, _BLOCK // (result.nbytes // shape[0]))
     for start in range(0, shape[0], step):
         rows = slice(start, start + step)
         fill(result[rows], [a[rows] if a.ndim == len(shape) and a.shape[0] != 1 else a for a in arrays])

@@ -131,7 +131,7 @@ def test_segment_max_rows_folded_by_place_in_run(longest, dtype) -> None:
 def test_max_in_blocks_of_rows_matches_the_oracle(monkeypatch) -> None:
     import app.core.kernels as kernels
 
-    monkeypatch.setattr(kernels, "_BLOCK", 1000)  # many blocks of 2 rows on a small array
+    monkeypatch.setattr(kernels, "_BLOCK", 4000)  # many blocks of 2 f32 rows (4 of f16) on a small array
     rng = np.random.default_rng(5)
     a = -np.abs(rng.standard_normal((30, 500))).astype(np.float32)
     a[rng.random(a.shape) < 0.3] = -0.0
@@ -159,7 +159,7 @@ def test_max_zero_check_skipped_only_where_no_two_inputs_hold_zeros(dtype, monke
     ones assumed to), and a block's -0 is found by its bits being the least integer: every case exact."""
     import app.core.kernels as kernels
 
-    monkeypatch.setattr(kernels, "_BLOCK", 256)  # blocks of 4 rows, so some hold a -0 and some none
+    monkeypatch.setattr(kernels, "_BLOCK", 1024)  # blocks of 4 f32 rows, so some hold a -0 and some none
     checked, fill = [], kernels._fill_max
     monkeypatch.setattr(
         kernels, "_fill_max", lambda out, arrays: checked.append(out.shape) or fill(out, arrays)
