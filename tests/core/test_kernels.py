@@ -4,6 +4,7 @@ either sign, -0 beside +0, rows that are all negative."""
 from __future__ import annotations
 
 import itertools
+import math
 
 import ml_dtypes
 import numpy as np
@@ -28,7 +29,7 @@ def oracle_max(arrays: list[np.ndarray]) -> np.ndarray:
 
 def oracle_reduce(x: np.ndarray, axes: tuple[int, ...], keep_dims: bool) -> np.ndarray:
     moved = np.moveaxis(x, axes, range(x.ndim - len(axes), x.ndim))
-    rows = moved.reshape(*moved.shape[: x.ndim - len(axes)], -1)
+    rows = moved.reshape(*moved.shape[: x.ndim - len(axes)], math.prod(x.shape[a] for a in axes))
     out = np.empty(rows.shape[:-1], dtype=x.dtype)
     for index in np.ndindex(out.shape):
         out[index] = oracle_max(list(rows[index].reshape(-1, 1)))[0] if rows.shape[-1] else -np.inf
@@ -74,13 +75,21 @@ def test_max_bits16_broadcast_all_negative_and_negative_nan(dtype) -> None:
 
 @pytest.mark.parametrize("dtype", NARROW, ids=str)
 @pytest.mark.parametrize("keep_dims", [False, True])
-def test_reduce_max_bits16_every_axes_pattern(dtype, keep_dims) -> None:
+@pytest.mark.parametrize("slab_bytes", [1 << 19, 64, 200])  # whole; slabs of one and of a few rows
+def test_reduce_max_bits16_every_axes_pattern(dtype, keep_dims, slab_bytes, monkeypatch) -> None:
+    import app.core.kernels as kernels
+
+    monkeypatch.setattr(kernels, "_SLAB_BYTES", slab_bytes)
     rng = np.random.default_rng(3)
     x = rng.permutation(every_pattern(dtype))[: 4 * 6 * 8].reshape(4, 6, 8)
     negative = -np.abs(rng.standard_normal((4, 6, 8))).astype(dtype)
     negative[1, 2, :] = -0.0
     negative[2, :, 3] = np.array(-np.nan, dtype)
-    for array in (x, negative, negative[:, ::2, 1:]):  # a strided view too
+    least_nan = np.array(-np.inf, dtype).view(np.uint16) + np.uint16(1)  # the NaN nearest -inf's bits
+    mixed = rng.standard_normal((4, 6, 8)).astype(dtype)
+    mixed.view(np.uint16)[0, 1, 2] = least_nan
+    mixed.view(np.uint16)[3, 4, :] = least_nan
+    for array in (x, negative, negative[:, ::2, 1:], mixed):  # a strided view too
         for count in (1, 2, 3):
             for axes in itertools.combinations(range(3), count):
                 got = reduce_max(array, axes, keep_dims)
@@ -122,7 +131,7 @@ def test_segment_max_rows_folded_by_place_in_run(longest, dtype) -> None:
 def test_max_in_blocks_of_rows_matches_the_oracle(monkeypatch) -> None:
     import app.core.kernels as kernels
 
-    monkeypatch.setattr(kernels, "_BLOCK", 1000)  # many blocks of 2 rows on a small array
+    monkeypatch.setattr(kernels, "_BLOCK", 4000)  # many blocks of 2 f32 rows (4 of f16) on a small array
     rng = np.random.default_rng(5)
     a = -np.abs(rng.standard_normal((30, 500))).astype(np.float32)
     a[rng.random(a.shape) < 0.3] = -0.0
@@ -136,3 +145,142 @@ def test_max_in_blocks_of_rows_matches_the_oracle(monkeypatch) -> None:
     assert same_bits(
         maximum([a.astype(np.float16), negative_nan]), oracle_max([a.astype(np.float16), negative_nan])
     )
+    for dtype in NARROW:  # NaNs with the sign set in one block of one input only: looked for per block
+        grid, other, side = a.astype(dtype), (-a[::-1]).astype(dtype), column.astype(dtype)
+        grid[7, 3:9] = np.array(-np.nan, dtype)
+        grid.view(np.uint16)[8, 0] = np.array(-np.inf, dtype).view(np.uint16) + np.uint16(1)
+        for arrays in ([grid, other], [other, grid, side], [side, grid]):
+            assert same_bits(maximum(arrays), oracle_max(arrays))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_zero_check_skipped_only_where_no_two_inputs_hold_zeros(dtype, monkeypatch) -> None:
+    """A -0 result is looked at only when two inputs may hold zeros (small inputs are counted, large
+    ones assumed to), and a block's -0 is found by its bits being the least integer: every case exact."""
+    import app.core.kernels as kernels
+
+    monkeypatch.setattr(kernels, "_BLOCK", 1024)  # blocks of 4 f32 rows, so some hold a -0 and some none
+    checked, fill = [], kernels._fill_max
+    monkeypatch.setattr(
+        kernels, "_fill_max", lambda out, arrays: checked.append(out.shape) or fill(out, arrays)
+    )
+    rng = np.random.default_rng(6)
+    big = -np.abs(rng.standard_normal((64, 64))).astype(dtype)
+    big[rng.random(big.shape) < 0.05] = -0.0
+    big[:8] = -np.abs(big[:8]) - 1  # two blocks without a zero at all
+    big[40, 3] = 0.0
+    big[41, 5] = np.nan
+    big[42, 7] = -np.nan
+    free = (rng.random(64) + 0.5).astype(dtype) * -1  # no zero: beside big, nothing to check
+    plus = free.copy()
+    plus[[3, 7, 9]] = 0.0
+    minus = free.copy()
+    minus[[3, 11]] = -0.0
+    cases = [
+        ([big, free], False),
+        ([free, big, free[:, None]], False),
+        ([big, plus], True),  # +0 in the row meets big's -0s
+        ([big, minus], True),  # glanced at: it holds zeros, so it counts
+        ([big, big[::-1].copy()], True),  # two large inputs: checked without looking
+        ([big[:, ::2], free[::2]], False),  # a strided view
+        ([big.T, plus[:, None]], True),
+        ([np.array(0.0, dtype), big], True),
+        ([big[:0], free], False),  # an empty result
+        ([np.array(-0.0, dtype), np.array(0.0, dtype)], True),  # tiny: a single element, one block
+        ([np.array([-0.0], dtype), np.array([-0.0], dtype)], True),
+    ]
+    for arrays, looked in cases:
+        checked.clear()
+        assert same_bits(maximum(arrays), oracle_max(arrays)), [a.shape for a in arrays]
+        assert bool(checked) == looked, [a.shape for a in arrays]
+
+
+def _rows_with_every_tie(dtype, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """Random values with, along the last axis, rows of -0s, -0s beside one +0, all negatives, and
+    NaNs of either sign among positives and among negatives."""
+    x = rng.standard_normal(shape).astype(dtype)
+    rows = x.reshape(-1, shape[-1])
+    rows[0] = -0.0
+    rows[1] = -0.0
+    rows[1, -1] = 0.0
+    rows[2] = -np.abs(rows[2])
+    rows[3, 5] = np.array(-np.nan, dtype)
+    rows[4] = -np.abs(rows[4])
+    rows[4, 0] = np.array(-np.nan, dtype)
+    rows[5, 1] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, *NARROW], ids=str)
+@pytest.mark.parametrize("keep_dims", [False, True])
+@pytest.mark.parametrize("forced", [True, False])  # reduceat for every trailing case, 16-bit slabs; defaults
+def test_reduce_max_trailing_axes_as_rows(dtype, keep_dims, forced, monkeypatch) -> None:
+    """Trailing axes of a C-contiguous array are reduced as rows of the flat array (reduceat), any axes
+    before them after that; the rest, and arrays that are not C-contiguous, as before; 16-bit floats
+    in slabs along the first kept axis: all exact."""
+    import app.core.kernels as kernels
+
+    if forced:
+        monkeypatch.setattr(kernels, "_SHORTEST_ROW", 1)
+        monkeypatch.setattr(kernels, "_SLAB_BYTES", 100)
+    rng = np.random.default_rng(7)
+    x = _rows_with_every_tie(dtype, (3, 4, 40), rng)
+    arrays = [
+        x,
+        x[:, ::2, 1:],  # strided: reduced as before
+        x.transpose(2, 0, 1),  # not C-contiguous
+        np.ascontiguousarray(x.transpose(0, 2, 1)),  # the tie rows now along the middle axis
+        _rows_with_every_tie(dtype, (6, 17), rng),
+        np.full((1, 16), -0.0, dtype),
+        np.array([np.nan, -np.inf], dtype),
+        np.zeros((0, 3, 20), dtype),  # a kept dim of 0
+    ]
+    for array in arrays:
+        for count in range(1, array.ndim + 1):
+            for axes in itertools.permutations(range(array.ndim), count):  # unsorted axes too
+                got = reduce_max(array, axes, keep_dims)
+                want = oracle_reduce(array, tuple(sorted(axes)), keep_dims)
+                assert same_bits(got, want), (array.shape, array.strides, axes)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int8, *NARROW], ids=str)
+def test_max_beside_a_broadcast_row_over_longer_rows(dtype, monkeypatch) -> None:
+    """k rows of the result taken as one (row inputs tiled, full ones reshaped): exact, also where
+    it does not apply (a column, a strided tensor, rows that k does not divide)."""
+    import app.core.kernels as kernels
+
+    taken, longer_rows = [], kernels._longer_rows
+    monkeypatch.setattr(
+        kernels, "_longer_rows", lambda shape, arrays: taken.append(longer_rows(shape, arrays)) or taken[-1]
+    )
+    rng = np.random.default_rng(8)
+    integer = np.issubdtype(dtype, np.integer)
+
+    def values(shape):
+        if integer:
+            info = np.iinfo(dtype)
+            return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dtype)
+        x = rng.standard_normal(shape).astype(dtype)
+        x[rng.random(shape) < 0.2] = -0.0
+        x[rng.random(shape) < 0.1] = 0.0
+        x[rng.random(shape) < 0.05] = np.array(-np.nan, dtype)
+        x[rng.random(shape) < 0.05] = np.nan
+        return x
+
+    grid, row, cube = values((64, 32)), values(32), values((8, 16, 32))
+    cases = [
+        ([grid, row], True),
+        ([row, grid, values((1, 32)), values(())], True),
+        ([cube, values((1, 1, 32)), values((16, 32))], False),  # [16,32] is neither a row nor whole
+        ([cube, row], True),
+        ([grid, values((64, 1))], False),  # a column
+        ([values((64, 64))[:, ::2], row], False),  # strided
+        ([values((63, 32)), row], False),  # 63 rows: no power of two divides them
+        ([values((12, 32)), row], False),  # 12 rows: an eighth is 1
+    ]
+    for arrays, applies in cases:
+        taken.clear()
+        got = maximum(arrays)
+        want = np.maximum.reduce(np.broadcast_arrays(*arrays)) if integer else oracle_max(arrays)
+        assert same_bits(got, want), [a.shape for a in arrays]
+        assert (taken[-1] is not None) == applies, [a.shape for a in arrays]
