@@ -299,7 +299,10 @@ def reduce_shape(shape: Shape, axes: Sequence[int], keep_dims: bool) -> Shape:
     """The shape rule every reduction shares: reduced dims become 1, or go when keep_dims is false.
 
     `axes` must already be normalised (in [0, rank), unique)."""
-    reduced = set(axes)
     if keep_dims:
-        return tuple(1 if axis in reduced else dim for axis, dim in enumerate(shape))
-    return tuple(dim for axis, dim in enumerate(shape) if axis not in reduced)
+        kept = list(shape)
+        for axis in axes:
+            kept[axis] = 1
+        return tuple(kept)
+    reduced = set(axes)
+    return tuple([dim for axis, dim in enumerate(shape) if axis not in reduced])
