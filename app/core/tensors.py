@@ -11,13 +11,14 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    ValidatorFunctionWrapHandler,
     WithJsonSchema,
     field_validator,
 )
 
 from app.core.config import get_settings
 from app.core.dtypes import DTYPE_PATTERN, canonical_dtype
-from app.core.numbers import INT64_MAX, Int64, Int64s, Integer, Numbers
+from app.core.numbers import INT64_MAX, Int64, Int64s, Integer, Numbers, int64s_as_given
 from app.core.shapes import SYMBOL_CHARS, Shape, parse_dim
 
 DTypeName = Annotated[
@@ -45,6 +46,21 @@ WireDim = Annotated[
         }
     ),
 ]
+
+
+_AS_GIVEN = frozenset({int, str, type(None)})  # the types of dim WireDim returns unchanged (not bool)
+
+
+def _dims(shape: list | None) -> Shape | None:
+    if shape is None:
+        return None
+    dims = []
+    for axis, dim in enumerate(shape):
+        try:
+            dims.append(parse_dim(dim))
+        except ValueError as exc:
+            raise ValueError(f"shape[{axis}]: {exc}") from None
+    return tuple(dims)
 
 
 class Quant(BaseModel):
@@ -87,26 +103,21 @@ class Tensor(BaseModel):
     )
     quant: Quant | None = None
 
-    @field_validator("shape", mode="before")
-    @classmethod
-    def _rank(cls, shape: Any) -> Any:
-        limit = get_settings().max_rank
-        if isinstance(shape, list) and len(shape) > limit:  # before its items are looked at
-            raise ValueError(f"rank {len(shape):,} is above the limit of {limit} (max_rank)")
-        return shape
+    _strides = field_validator("strides", mode="wrap")(int64s_as_given)
 
-    @field_validator("shape", mode="after")
+    @field_validator("shape", mode="wrap")
     @classmethod
-    def _dims(cls, shape: list | None) -> Shape | None:
-        if shape is None:
-            return None
-        dims = []
-        for axis, dim in enumerate(shape):
-            try:
-                dims.append(parse_dim(dim))
-            except ValueError as exc:
-                raise ValueError(f"shape[{axis}]: {exc}") from None
-        return tuple(dims)
+    def _shape(cls, shape: Any, items: ValidatorFunctionWrapHandler) -> Shape | None:
+        """The rank limit before any item is looked at, then each item by WireDim (`items`), then
+        each dim by parse_dim. WireDim hands an int, a str or None back as it is, so a list of only
+        those skips it (its union tried the int branch first and raised for every symbol)."""
+        if isinstance(shape, list):
+            limit = get_settings().max_rank
+            if len(shape) > limit:
+                raise ValueError(f"rank {len(shape):,} is above the limit of {limit} (max_rank)")
+            if all(type(dim) in _AS_GIVEN for dim in shape):
+                return _dims(shape)
+        return _dims(items(shape))
 
     @property
     def rank(self) -> int | None:

@@ -11,14 +11,14 @@ from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
-from pydantic import Field, StrictBool
+from pydantic import Field, StrictBool, field_validator
 
 from app.core.diagnostics import Rule
 from app.core.dtypes import FLOATS
 from app.core.engine import Context
 from app.core.kernels import reduce_max
 from app.core.mismatch import Implementation, Modelled, differing_positions
-from app.core.numbers import Int64, show
+from app.core.numbers import Int64, int64s_as_given, show
 from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
 from app.core.shapes import Shape, axis_problems, format_shape, reduce_shape, wrap_axes
 
@@ -36,6 +36,8 @@ class ReduceMaxAttrs(Attrs):
         "default) is the identity. Give this or the axes input, not both.",
     )
     keep_dims: StrictBool = Field(False, description="Keep each reduced dim as 1 instead of removing it.")
+
+    _axes = field_validator("axes", mode="wrap")(int64s_as_given)
 
 
 class ReduceMaxOp(Descriptor):
