@@ -52,12 +52,9 @@ def parse_dim(value: object) -> Dim:
     )
 
 
-def wire_dim(dim: Dim) -> int | str:
-    return -1 if dim is None else dim
-
-
 def wire_shape(shape: Shape | None) -> list[int | str] | None:
-    return None if shape is None else [wire_dim(d) for d in shape]
+    """A shape as the wire writes it: an unknown dim as -1."""
+    return None if shape is None else [-1 if dim is None else dim for dim in shape]
 
 
 def is_static(shape: Shape | None) -> bool:
