@@ -208,22 +208,31 @@ def broadcast_shapes(shapes: Sequence[Shape | None]) -> Broadcast:
 
 
 def _broadcast_static(shapes: Sequence[Shape | None]) -> Shape | None:
-    """The same rule on the common case, every dim a known integer and none clashing, without an
-    object per input per dim; None when the full rule must speak (a symbol, an unknown, a clash)."""
+    """The same rule on the common case, without an object per input per dim: every rank known, no
+    unknown dim, and in each output dim the known sizes all the largest or 1, with any symbols there
+    one name beside 1s only (the symbol decides the size; no clash, no assumption). None when the full
+    rule must speak (an unknown, a clash, a symbol against a size or another symbol)."""
     first = shapes[0] if shapes else None
-    if first is not None and all(shape == first for shape in shapes) and all(type(d) is int for d in first):
-        return tuple(first)  # every input of one static shape (the common case): each dim is its own largest
+    if first is not None and all(shape == first for shape in shapes) and None not in first:
+        return tuple(first)  # every input of one shape (the common case): each dim is its own largest
     rank = 0
     for shape in shapes:
-        if shape is None or not all(type(d) is int for d in shape):
+        if shape is None or None in shape:
             return None
         rank = max(rank, len(shape))
-    out = []
+    out: list[Dim] = []
     for column in zip(*[(1,) * (rank - len(shape)) + shape for shape in shapes], strict=True):  # type: ignore[operator]
-        largest = max(column)
-        if any(d != largest and d != 1 for d in column):
+        sizes = [d for d in column if type(d) is int]
+        if len(sizes) == len(column):  # every size known
+            largest = max(column)  # type: ignore[type-var]
+            if any(d != largest and d != 1 for d in column):
+                return None
+            out.append(largest)
+            continue
+        names = {d for d in column if type(d) is str}
+        if len(names) != 1 or any(d != 1 for d in sizes):
             return None
-        out.append(largest)
+        out.append(names.pop())
     return tuple(out)
 
 
