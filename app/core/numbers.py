@@ -96,9 +96,14 @@ def int64s_as_given(values: Any, items: ValidatorFunctionWrapHandler) -> Any:
     """A wrap validator for a list[Int64] field: Int64 gives an int within int64 back unchanged, so a
     list of only those is its own answer; any other list goes item by item through Int64 (its
     errors, its paths)."""
-    if type(values) is list and all(type(v) is int and INT64_MIN <= v <= INT64_MAX for v in values):
+    if type(values) is list and all_int64(values):
         return list(values)  # a list of its own, as validation gives
     return items(values)
+
+
+def all_int64(values: list) -> bool:
+    """Every item a plain int (not a bool) within int64: what Int64 gives back unchanged."""
+    return all(type(v) is int and INT64_MIN <= v <= INT64_MAX for v in values)
 
 
 F64_RANGE = "[-1.7976931348623157e+308, 1.7976931348623157e+308]"

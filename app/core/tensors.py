@@ -51,16 +51,24 @@ WireDim = Annotated[
 _AS_GIVEN = frozenset({int, str, type(None)})  # the types of dim WireDim returns unchanged (not bool)
 
 
-def _dims(shape: list | None) -> Shape | None:
+def check_rank(shape: list) -> None:
+    """The rank limit, before any item of the shape is looked at."""
+    limit = get_settings().max_rank
+    if len(shape) > limit:
+        raise ValueError(f"rank {len(shape):,} is above the limit of {limit} (max_rank)")
+
+
+def dims(shape: list | None) -> Shape | None:
+    """A shape's dims by parse_dim, each item already an int, a str or None (what WireDim gives)."""
     if shape is None:
         return None
-    dims = []
+    parsed = []
     for axis, dim in enumerate(shape):
         try:
-            dims.append(parse_dim(dim))
+            parsed.append(parse_dim(dim))
         except ValueError as exc:
             raise ValueError(f"shape[{axis}]: {exc}") from None
-    return tuple(dims)
+    return tuple(parsed)
 
 
 class Quant(BaseModel):
@@ -75,7 +83,25 @@ class Quant(BaseModel):
     frac_bits: Int64 | None = None
 
 
-class Tensor(BaseModel):
+class Layout:
+    """What a tensor answers from its shape and strides: Tensor's, and the first pass's tensors
+    (app/first_pass.py), which hold the same fields."""
+
+    __slots__ = ()
+
+    @property
+    def rank(self) -> int | None:
+        return None if self.shape is None else len(self.shape)  # type: ignore[attr-defined]
+
+    @property
+    def strides_fit(self) -> bool:
+        """One stride per dim (or no strides, or a rank not known). A mismatch is a rule the engine
+        reports, `<kind>.strides.rank`, so the schema (a list of integers) says what is answered."""
+        strides, shape = self.strides, self.shape  # type: ignore[attr-defined]
+        return strides is None or shape is None or len(strides) == len(shape)
+
+
+class Tensor(BaseModel, Layout):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     dtype: DTypeName
@@ -112,22 +138,10 @@ class Tensor(BaseModel):
         each dim by parse_dim. WireDim hands an int, a str or None back as it is, so a list of only
         those skips it (its union tried the int branch first and raised for every symbol)."""
         if isinstance(shape, list):
-            limit = get_settings().max_rank
-            if len(shape) > limit:
-                raise ValueError(f"rank {len(shape):,} is above the limit of {limit} (max_rank)")
+            check_rank(shape)
             if all(type(dim) in _AS_GIVEN for dim in shape):
-                return _dims(shape)
-        return _dims(items(shape))
-
-    @property
-    def rank(self) -> int | None:
-        return None if self.shape is None else len(self.shape)
-
-    @property
-    def strides_fit(self) -> bool:
-        """One stride per dim (or no strides, or a rank not known). A mismatch is a rule the engine
-        reports, `<kind>.strides.rank`, so the schema (a list of integers) says what is answered."""
-        return self.strides is None or self.shape is None or len(self.strides) == len(self.shape)
+                return dims(shape)
+        return dims(items(shape))
 
 
 class TensorType(BaseModel):

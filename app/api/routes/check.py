@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
+from app import first_pass
 from app.api import metrics
 from app.api.deps import SettingsDep
 from app.api.models import BatchRequest, BatchResponse, EvaluateResponse, Problem, Verdict
@@ -112,7 +113,7 @@ async def validate(request: Request) -> Response:
     settings = request.app.state.settings  # not a dependency: solving one costs more than the check
     if not _is_small(body, settings):
         return await off_loop(request, _validate, body, settings)
-    descriptor = parse_descriptor(body)
+    descriptor = first_pass.descriptor(body) or parse_descriptor(body)
     if any(tensor.data is not None for tensor in descriptor.inputs):
         answer = await off_loop(request, verdict, descriptor, settings)
     else:
@@ -166,7 +167,7 @@ _RAW_BATCH = msgspec.json.Decoder(_RawBatch)
 
 
 def _answer_batch(body: bytes, settings: Settings) -> Response:
-    return _answer_repeats(body, settings) or _answer_each(body, settings)
+    return _answer_repeats(body, settings) or _answer_plain(body, settings) or _answer_each(body, settings)
 
 
 def _answer_repeats(body: bytes, settings: Settings) -> Response | None:
@@ -189,7 +190,7 @@ def _answer_repeats(body: bytes, settings: Settings) -> Response | None:
         text = bytes(raw)
         if text not in answers:
             try:
-                descriptor = DESCRIPTOR.validate_json(text)
+                descriptor = first_pass.descriptor(text) or DESCRIPTOR.validate_json(text)
             except ValidationError:
                 return None
             answer = verdict(descriptor, settings)
@@ -198,6 +199,15 @@ def _answer_repeats(body: bytes, settings: Settings) -> Response | None:
     for text, (_, answer) in answers.items():
         metrics.record_verdict(answer.kind, answer.valid, answer.diagnostics, times=counts[text])
     return Response(b'{"results":[' + b",".join(order) + b"]}", media_type="application/json")
+
+
+def _answer_plain(body: bytes, settings: Settings) -> Response | None:
+    """The batch read by msgspec's first pass (app/first_pass.py), when every descriptor is within it
+    (a compiler's distinct ops); None, and pydantic parses the batch, otherwise."""
+    descriptors = first_pass.batch(body)
+    if descriptors is None or len(descriptors) > settings.max_batch:
+        return None
+    return _answer_verdicts([verdict(descriptor, settings) for descriptor in descriptors])
 
 
 def _answer_each(body: bytes, settings: Settings) -> Response:
@@ -211,7 +221,10 @@ def _answer_each(body: bytes, settings: Settings) -> Response:
             "max_batch",
             f"the batch has {len(batch.ops):,} descriptors, above the limit of {settings.max_batch:,} (max_batch)",
         )
-    results = [verdict(descriptor, settings) for descriptor in batch.ops]
+    return _answer_verdicts([verdict(descriptor, settings) for descriptor in batch.ops])
+
+
+def _answer_verdicts(results: list[engine.Verdict]) -> Response:
     metrics.record_verdicts(results)
     # BatchResponse's bytes, from plain data (see verdict_answer).
     answer = pydantic_core.to_json({"results": [verdict_answer(result) for result in results]})
