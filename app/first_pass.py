@@ -1,5 +1,5 @@
 """msgspec's first pass over descriptor JSON, for what a compiler sends in bulk: ReduceMax and Max
-descriptors whose tensors give a dtype and a shape, and nothing else.
+descriptors whose tensors give a dtype and a shape, and nothing else but base64 data.
 
 pydantic's pass costs twice the check it feeds: a model per descriptor, attribute set and tensor, each
 built in Python, with validators per field. msgspec decodes this subset of the wire format in C into
@@ -27,8 +27,10 @@ from app.core.tensors import Layout, check_rank, dims
 class PlainTensor(Layout, msgspec.Struct, forbid_unknown_fields=True):
     dtype: str
     shape: list[int | str | None] | None  # required, as in Tensor (null: rank unknown); a tuple once built
-    data: ClassVar[None] = None  # the fields Tensor has and this pass never takes
-    strides: ClassVar[None] = None
+    # An object of strings only (base64's {"encoding", "bytes"}): the dict pydantic's Any gives for it,
+    # checked by the same payload rules. Numbers are left to pydantic's own JSON parser.
+    data: dict[str, str] | None = None
+    strides: ClassVar[None] = None  # the fields Tensor has and this pass never takes
     quant: ClassVar[None] = None
 
     def __post_init__(self) -> None:

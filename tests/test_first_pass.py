@@ -13,10 +13,12 @@ from pydantic import ValidationError
 
 from app import first_pass
 from app.api.models import BatchRequest
-from app.api.routes.check import _answer_each, _answer_plain, verdict, verdict_json
+from app.api.routes.check import _answer_each, _answer_plain, evaluate_answer, verdict, verdict_json
+from app.core import engine
 from app.core.config import Settings, get_settings
+from app.core.diagnostics import PathError
 from app.core.tensors import Tensor
-from app.ops import DESCRIPTOR
+from app.ops import BY_NAME, DESCRIPTOR
 from app.ops.max import MaxAttrs, MaxOp
 from app.ops.reduce_max import ReduceMaxAttrs, ReduceMaxOp
 
@@ -36,8 +38,21 @@ def tensors(draw: Any) -> dict:
         del tensor[draw(st.sampled_from(["dtype", "shape"]))]
     if draw(st.integers(0, 9)) == 0:
         extra = draw(st.sampled_from(["data", "strides", "stride", "quant", "bogus"]))
-        tensor[extra] = draw(st.sampled_from([None, [1], [0.5], {"scale": 1}]))
+        tensor[extra] = draw(st.sampled_from([None, [1], [0.5], {"scale": 1}, *PAYLOADS]))
     return tensor
+
+
+# base64 payloads, good and bad: the first pass takes an object of strings as pydantic's Any gives it.
+PAYLOADS = [
+    {"encoding": "base64", "bytes": "AACAPwAAAEA="},  # f32 [1, 2]
+    {"encoding": "base64", "bytes": "AAA="},
+    {"encoding": "base64", "bytes": "!!"},
+    {"bytes": "AACAPwAAAEA=", "encoding": "base64"},
+    {"encoding": "hex", "bytes": "00"},
+    {"encoding": "base64", "bytes": "AACAPwAAAEA=", "x": "y"},
+    {"encoding": "base64", "bytes": 1},
+    {},
+]
 
 
 axes = st.lists(st.one_of(st.integers(-4, 4), st.sampled_from([2**63, -(2**63) - 1, True, 1.0])), max_size=4)
@@ -98,6 +113,16 @@ def test_the_first_pass_reads_what_pydantic_reads(body) -> None:
         return
     assert _read(fast) == _read(slow)
     assert verdict_json(verdict(fast, get_settings())) == verdict_json(verdict(slow, get_settings()))
+    assert _evaluated(fast) == _evaluated(slow)
+
+
+def _evaluated(descriptor: Any) -> tuple:
+    """What POST /v1/evaluate answers for a descriptor: its bytes, or its refusal."""
+    try:
+        result = engine.evaluate(BY_NAME[descriptor.kind], descriptor, get_settings())
+    except (engine.Invalid, PathError) as exc:
+        return type(exc).__name__, str(exc)
+    return ("answer", evaluate_answer(result))
 
 
 plain_tensors = st.fixed_dictionaries(
@@ -106,7 +131,8 @@ plain_tensors = st.fixed_dictionaries(
         "shape": st.one_of(
             st.none(), st.lists(st.sampled_from([0, 1, 2, 3, -1, None, "?", "N", "M"]), max_size=4)
         ),
-    }
+    },
+    optional={"data": st.sampled_from([None, *PAYLOADS[:6]])},
 )
 plain_descriptors = st.one_of(
     st.fixed_dictionaries(
@@ -132,10 +158,13 @@ def test_plain_descriptors_take_the_first_pass_to_the_same_verdict(body) -> None
 
 
 def _plain(body: dict) -> bool:
-    """Inside the first pass's subset: tensors of dtype and shape only, each dim an int, a str or null,
-    each axis an int; Max with no attribute."""
+    """Inside the first pass's subset: tensors of dtype, shape and an object of strings as data only,
+    each dim an int, a str or null, each axis an int; Max with no attribute."""
     tensors = body["inputs"] + (body.get("outputs") or [])
-    if not set().union(*(t.keys() for t in tensors)) <= {"dtype", "shape"}:
+    if not set().union(*(t.keys() for t in tensors)) <= {"dtype", "shape", "data"}:
+        return False
+    payloads = [t["data"] for t in tensors if t.get("data") is not None]
+    if not all(isinstance(p, dict) and all(type(v) is str for v in p.values()) for p in payloads):
         return False
     if any(type(d) not in (int, str, type(None)) for t in tensors for d in t.get("shape") or []):
         return False
@@ -150,7 +179,7 @@ def test_a_repeated_kind_is_left_to_pydantic() -> None:
 
 
 def test_the_plain_types_hold_the_models_fields_and_defaults() -> None:
-    fields = (*first_pass.PlainTensor.__struct_fields__, "data", "strides", "quant")
+    fields = (*first_pass.PlainTensor.__struct_fields__, "strides", "quant")
     assert sorted(fields) == sorted(Tensor.model_fields)
     for plain, model in (
         (first_pass.PlainReduceMaxAttrs, ReduceMaxAttrs),
@@ -180,3 +209,38 @@ def test_a_batch_over_the_limit_is_left_to_pydantic() -> None:
     body = json.dumps({"ops": [op] * 3, "other": 1}).encode()
     assert _answer_plain(body, Settings()) is not None  # other keys are ignored, as BatchRequest ignores them
     assert _answer_plain(body, Settings(max_batch=2)) is None
+
+
+def test_base64_evaluations_answer_the_same() -> None:
+    """Payloads the first pass takes are decoded by the same rules: the same answers, element for
+    element, NaN and -0 included."""
+    import base64
+
+    import numpy as np
+
+    def payload(values: list[float], dtype: str) -> dict:
+        return {
+            "encoding": "base64",
+            "bytes": base64.b64encode(np.array(values, dtype=dtype).tobytes()).decode(),
+        }
+
+    a = payload([1.0, float("nan"), -0.0, -np.inf], "<f4")
+    b = payload([2.0, 0.0, 0.0, 5.0], "<f4")
+    bodies = [
+        {
+            "kind": "Max",
+            "inputs": [{"dtype": "f32", "shape": [4], "data": a}, {"dtype": "F32", "shape": [4], "data": b}],
+        },
+        {
+            "kind": "ReduceMax",
+            "attrs": {"axes": [1]},
+            "inputs": [{"dtype": "f32", "shape": [2, 2], "data": a}],
+        },
+        {"kind": "Max", "inputs": [{"dtype": "f16", "shape": [4], "data": a}]},  # 16 bytes for 4 f16: refused
+    ]
+    for body in bodies:
+        text = json.dumps(body).encode()
+        fast = first_pass.descriptor(text)
+        assert fast is not None
+        assert _evaluated(fast) == _evaluated(DESCRIPTOR.validate_json(text))
+    assert _evaluated(first_pass.descriptor(json.dumps(bodies[0]).encode()))[0] == "answer"

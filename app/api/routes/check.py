@@ -65,6 +65,12 @@ def parse_descriptor(body: bytes, settings: Settings | None = None) -> Descripto
         raise RequestValidationError(exc.errors(include_url=False)) from None
 
 
+def read_descriptor(body: bytes, settings: Settings | None = None) -> Descriptor:
+    """The body as a descriptor: by msgspec's first pass where it reads it (app/first_pass.py), else by
+    parse_descriptor, which gives every error."""
+    return first_pass.descriptor(body) or parse_descriptor(body, settings)
+
+
 def _is_small(body: bytes, settings: Settings) -> bool:
     """Small enough to parse and check on the event loop: the thread-pool hop would cost more."""
     return len(body) <= settings.inline_body_bytes
@@ -113,7 +119,7 @@ async def validate(request: Request) -> Response:
     settings = request.app.state.settings  # not a dependency: solving one costs more than the check
     if not _is_small(body, settings):
         return await off_loop(request, _validate, body, settings)
-    descriptor = first_pass.descriptor(body) or parse_descriptor(body)
+    descriptor = read_descriptor(body)
     if any(tensor.data is not None for tensor in descriptor.inputs):
         answer = await off_loop(request, verdict, descriptor, settings)
     else:
@@ -123,7 +129,7 @@ async def validate(request: Request) -> Response:
 
 
 def _validate(body: bytes, settings: Settings) -> Response:
-    answer = verdict(parse_descriptor(body, settings), settings)
+    answer = verdict(read_descriptor(body, settings), settings)
     metrics.record_verdict(answer.kind, answer.valid, answer.diagnostics)
     return Response(verdict_json(answer), media_type="application/json")
 
@@ -250,7 +256,7 @@ async def evaluate(request: Request, settings: SettingsDep) -> Response:
 
 
 def _evaluate(body: bytes, settings: Settings) -> Response:
-    descriptor = parse_descriptor(body, settings)
+    descriptor = read_descriptor(body, settings)
     try:
         result = engine.evaluate(BY_NAME[descriptor.kind], descriptor, settings)
     except engine.Invalid as exc:
