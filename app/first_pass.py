@@ -1,15 +1,15 @@
 """msgspec's first pass over descriptor JSON, for what a compiler sends in bulk: ReduceMax and Max
-descriptors whose tensors give a dtype and a shape, and nothing else but base64 data.
+descriptors whose tensors give a dtype, a shape and at most base64 data.
 
-pydantic's pass costs twice the check it feeds: a model per descriptor, attribute set and tensor, each
-built in Python, with validators per field. msgspec decodes this subset of the wire format in C into
-plain structs that hold what those models hold (the same field names, values and defaults) and that
-the check reads the same way. Each value goes through the same rules as in the models: canonical_dtype,
-the rank limit and parse_dim (tensors.check_rank, tensors.dims), the int64 range (numbers.all_int64);
-the tensors answer rank and strides_fit from Tensor's own Layout. Whatever falls outside (another op,
-another field, a value a rule refuses, a repeated kind, JSON msgspec cannot read) answers None, and
-pydantic parses the text as before, with every error and its path. tests/test_first_pass.py holds the
-two to the same descriptors and the same verdicts.
+pydantic's pass costs twice the check it feeds: a model per descriptor, attribute set and tensor, with
+Python validators per field. msgspec decodes this subset of the wire format in C into plain structs
+that hold what those models hold (the same field names, values and defaults) and that the check reads
+the same way. Each value goes through the same rules as in the models: canonical_dtype, the rank limit
+and parse_dim (tensors.check_rank, tensors.dims), the int64 range (numbers.all_int64); the tensors
+answer rank and strides_fit by Tensor's own mixin (RankAndStrides). Whatever falls outside (another
+op, another field, a value a rule refuses, a repeated kind, JSON msgspec cannot read) answers None,
+and pydantic parses the text as before, with every error and its path. tests/test_first_pass.py holds
+the two to the same values, verdicts and evaluations.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ import msgspec
 from app.core.dtypes import canonical_dtype
 from app.core.numbers import all_int64
 from app.core.registry import Descriptor
-from app.core.tensors import Layout, check_rank, dims
+from app.core.tensors import RankAndStrides, check_rank, dims
 
 
-class PlainTensor(Layout, msgspec.Struct, forbid_unknown_fields=True):
+class PlainTensor(RankAndStrides, msgspec.Struct, forbid_unknown_fields=True):
     dtype: str
     shape: list[int | str | None] | None  # required, as in Tensor (null: rank unknown); a tuple once built
     # An object of strings only (base64's {"encoding", "bytes"}): the dict pydantic's Any gives for it,

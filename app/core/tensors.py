@@ -83,7 +83,7 @@ class Quant(BaseModel):
     frac_bits: Int64 | None = None
 
 
-class Layout:
+class RankAndStrides:
     """What a tensor answers from its shape and strides: Tensor's, and the first pass's tensors
     (app/first_pass.py), which hold the same fields."""
 
@@ -101,7 +101,7 @@ class Layout:
         return strides is None or shape is None or len(strides) == len(shape)
 
 
-class Tensor(BaseModel, Layout):
+class Tensor(BaseModel, RankAndStrides):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     dtype: DTypeName
