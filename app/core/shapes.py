@@ -10,6 +10,7 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from typing import NamedTuple
 
 from app.core.numbers import INT64_MAX, INT64_RANGE, format_int, show
@@ -215,24 +216,29 @@ def _broadcast_static(shapes: Sequence[Shape | None]) -> Shape | None:
     first = shapes[0] if shapes else None
     if first is not None and all(shape == first for shape in shapes) and None not in first:
         return tuple(first)  # every input of one shape (the common case): each dim is its own largest
-    rank = 0
-    for shape in shapes:
-        if shape is None or None in shape:
-            return None
-        rank = max(rank, len(shape))
+    if any(shape is None for shape in shapes):
+        return None
     out: list[Dim] = []
-    for column in zip(*[(1,) * (rank - len(shape)) + shape for shape in shapes], strict=True):  # type: ignore[operator]
-        sizes = [d for d in column if type(d) is int]
-        if len(sizes) == len(column):  # every size known
-            largest = max(column)  # type: ignore[type-var]
-            if any(d != largest and d != 1 for d in column):
-                return None
-            out.append(largest)
-            continue
-        names = {d for d in column if type(d) is str}
-        if len(names) != 1 or any(d != 1 for d in sizes):
+    # Each output dim's distinct sizes, from the right (a missing leading dim is a 1): a set per
+    # column, not a look at every input's dim.
+    for column in zip_longest(*[reversed(shape) for shape in shapes], fillvalue=1):  # type: ignore[arg-type]
+        sizes = set(column)
+        if None in sizes:
             return None
-        out.append(names.pop())
+        if len(sizes) == 1:
+            out.append(column[0])
+            continue
+        names = {size for size in sizes if type(size) is str}
+        if names:
+            if len(names) != 1 or sizes - names != {1}:
+                return None
+            out.append(names.pop())
+            continue
+        largest = max(sizes)  # type: ignore[type-var]
+        if not sizes <= {largest, 1}:
+            return None
+        out.append(largest)
+    out.reverse()
     return tuple(out)
 
 
