@@ -1,7 +1,8 @@
 """Validation at compiler scale, in the same run:
 (a) in-process cost per descriptor against ONNX's C++ shape inference per node (onnx.shape_inference
     .infer_shapes) on the same 10,000 ReduceMax ops, and on Max nodes of 8 and 64 inputs (models with
-    the same symbolic dims); ours both from parsed descriptors (check only) and from dicts (parse + check);
+    the same symbolic dims); ours from parsed descriptors (check only), from dicts (parse + check), and
+    from each descriptor's JSON text as the routes read it (read_descriptor + check);
 (b) POST /v1/validate/batch with 100,000 ReduceMax descriptors end to end (send to last byte), one
     server process (one core). Prints figures with their goals; asserts nothing.
 
@@ -18,6 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from app.api.routes.check import read_descriptor
 from app.core import engine
 from app.core.config import get_settings
 from app.ops import BY_NAME, DESCRIPTOR
@@ -87,14 +89,22 @@ def per_node(label: str, ops: list[dict], goal: float, rounds: int) -> None:
             descriptor = DESCRIPTOR.validate_python(op)
             engine.check(BY_NAME[descriptor.kind], descriptor, settings)
 
-    ours, with_parse, base = race_median(
-        rounds, check_only, parse_and_check, lambda: onnx.shape_inference.infer_shapes(model)
+    texts = [json.dumps(op).encode() for op in ops]
+
+    def read_and_check() -> None:  # from each descriptor's JSON text, as the routes read it
+        for text in texts:
+            descriptor = read_descriptor(text)
+            engine.check(BY_NAME[descriptor.kind], descriptor, settings)
+
+    ours, with_parse, with_read, base = race_median(
+        rounds, check_only, parse_and_check, read_and_check, lambda: onnx.shape_inference.infer_shapes(model)
     )
     n = len(ops)
     print(
-        f"  {label}: ours {ours / n * 1e6:6.2f} us/op (with parsing {with_parse / n * 1e6:6.2f})  ONNX infer_shapes "
-        f"{base / n * 1e6:6.2f} us/node  ratio {ours / base:5.2f} (goal <= {goal}: {verdict(ours / base, goal)}; "
-        f"with parsing {with_parse / base:5.2f})"
+        f"  {label}: ours {ours / n * 1e6:6.2f} us/op (with parsing from dicts {with_parse / n * 1e6:6.2f}, from "
+        f"JSON text {with_read / n * 1e6:6.2f})  ONNX infer_shapes {base / n * 1e6:6.2f} us/node  ratio "
+        f"{ours / base:5.2f} (goal <= {goal}: {verdict(ours / base, goal)}; with parsing from dicts "
+        f"{with_parse / base:5.2f}, from JSON text {with_read / base:5.2f})"
     )
 
 

@@ -22,7 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.api.routes.check import evaluate_answer, parse_descriptor
+from app.api.routes.check import evaluate_answer, read_descriptor
 from app.core import engine
 from app.core.config import get_settings
 from app.ops import BY_NAME
@@ -38,7 +38,7 @@ def _b64(array: np.ndarray) -> dict:
 
 def wire(body: bytes) -> bytes:
     """What POST /v1/evaluate does between the body and the answer, without the HTTP server."""
-    descriptor = parse_descriptor(body, get_settings())
+    descriptor = read_descriptor(body, get_settings())
     result = engine.evaluate(BY_NAME[descriptor.kind], descriptor, get_settings())
     return evaluate_answer(result)
 

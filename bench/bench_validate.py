@@ -99,13 +99,11 @@ def serve(port: int) -> None:
     """The bench server: the real app plus a bare route returning a fixed body of a validate answer's size."""
     import uvicorn
 
-    from app.api.routes.check import verdict
+    from app.api.routes.check import verdict, verdict_json
     from app.main import create_app
 
     app = create_app()
-    answer = verdict(
-        DESCRIPTOR.validate_python(MIX[0]), get_settings()
-    ).model_dump_json()  # the route's bytes
+    answer = verdict_json(verdict(DESCRIPTOR.validate_python(MIX[0]), get_settings()))  # the route's bytes
 
     @app.post("/bare")
     async def bare(request: Request) -> Response:

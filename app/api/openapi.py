@@ -52,7 +52,7 @@ def _example_answers() -> dict[tuple[str, str], Any]:
     settings = Settings()
     first = next(spec for spec in REGISTRY.values() if spec.examples)
     descriptor = DESCRIPTOR.validate_python(first.examples[0])
-    verdict = check.verdict(descriptor, settings).model_dump(mode="json")
+    verdict = json.loads(check.verdict_json(check.verdict(descriptor, settings)))
     answers: dict[tuple[str, str], Any] = {
         ("post", "/v1/validate"): verdict,
         ("post", "/v1/validate/batch"): {"results": [verdict]},

@@ -87,6 +87,8 @@ class Report:
 
     @property
     def diagnostics(self) -> list[Diagnostic]:
+        if not self._dropped:  # the common case: all listed
+            return list(self._listed)
         summaries = [
             Diagnostic(
                 severity=dropped.severity,
@@ -109,6 +111,8 @@ class Report:
 
     @property
     def ok(self) -> bool:
+        if not self._listed and not self._dropped:  # the common case: nothing to report
+            return True
         return not any(d.severity == "error" for d in self._listed) and not any(
             d.severity == "error" for d in self._dropped.values()
         )

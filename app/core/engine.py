@@ -84,16 +84,19 @@ def _check_inputs(spec: OpSpec, ctx: Context) -> bool:
             f"{spec.kind} takes {wanted} inputs ({ports}); {len(inputs)} given",
         )
         return False
+    ports = spec.inputs
     for index, tensor in enumerate(inputs):
-        _check_strides(spec, ctx, tensor, "inputs", index)
-        port = spec.port(index)
+        if tensor.strides is not None:
+            _check_strides(spec, ctx, tensor, "inputs", index)
+        port = ports[index] if index < len(ports) else ports[-1]  # spec.port, inline: once per input
         if tensor.dtype not in port.dtypes:
             ctx.error(
                 port_dtype_rule(spec.kind, port),
                 f"inputs[{index}].dtype",
                 f"{port.name} has dtype {tensor.dtype}; {spec.kind} accepts {describe(port.dtypes)} there",
             )
-        ctx.values(index)  # payload problems are reported even where no rule reads the values
+        if tensor.data is not None:  # payload problems are reported even where no rule reads the values
+            ctx.values(index)
     return True
 
 
@@ -151,8 +154,9 @@ def check(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Ver
     """Validate and infer: every finding is reported; outputs are given whenever they can be inferred."""
     ctx = Context(spec, descriptor, settings)
     outputs = None
-    for index, declared in enumerate(descriptor.outputs or []):
-        _check_strides(spec, ctx, declared, "outputs", index)
+    for index, declared in enumerate(descriptor.outputs or ()):
+        if declared.strides is not None:
+            _check_strides(spec, ctx, declared, "outputs", index)
     if _check_inputs(spec, ctx):
         inferred = spec.infer(descriptor, ctx)
         if inferred is not None:

@@ -10,7 +10,12 @@ from __future__ import annotations
 import math
 from typing import Annotated, Any
 
-from pydantic import AfterValidator, BeforeValidator, WithJsonSchema
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    ValidatorFunctionWrapHandler,
+    WithJsonSchema,
+)
 
 INT64_MIN, INT64_MAX = -(1 << 63), (1 << 63) - 1
 INT64_RANGE = "[-9223372036854775808, 9223372036854775807]"
@@ -85,6 +90,21 @@ Int64 = Annotated[
     WithJsonSchema(INT64_SCHEMA),
 ]
 """A strict integer that a real implementation can hold: int64."""
+
+
+def int64s_as_given(values: Any, items: ValidatorFunctionWrapHandler) -> Any:
+    """A wrap validator for a list[Int64] field: Int64 gives an int within int64 back unchanged, so a
+    list of only those is its own answer; any other list goes item by item through Int64 (its
+    errors, its paths)."""
+    if type(values) is list and all_int64(values):
+        return list(values)  # a list of its own, as validation gives
+    return items(values)
+
+
+def all_int64(values: list) -> bool:
+    """Every item a plain int (not a bool) within int64: what Int64 gives back unchanged."""
+    return all(type(v) is int and INT64_MIN <= v <= INT64_MAX for v in values)
+
 
 F64_RANGE = "[-1.7976931348623157e+308, 1.7976931348623157e+308]"
 NOT_FINITE = (

@@ -10,6 +10,7 @@ import math
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from itertools import zip_longest
 from typing import NamedTuple
 
 from app.core.numbers import INT64_MAX, INT64_RANGE, format_int, show
@@ -52,12 +53,9 @@ def parse_dim(value: object) -> Dim:
     )
 
 
-def wire_dim(dim: Dim) -> int | str:
-    return -1 if dim is None else dim
-
-
 def wire_shape(shape: Shape | None) -> list[int | str] | None:
-    return None if shape is None else [wire_dim(d) for d in shape]
+    """A shape as the wire writes it: an unknown dim as -1."""
+    return None if shape is None else [-1 if dim is None else dim for dim in shape]
 
 
 def is_static(shape: Shape | None) -> bool:
@@ -211,22 +209,36 @@ def broadcast_shapes(shapes: Sequence[Shape | None]) -> Broadcast:
 
 
 def _broadcast_static(shapes: Sequence[Shape | None]) -> Shape | None:
-    """The same rule on the common case, every dim a known integer and none clashing, without an
-    object per input per dim; None when the full rule must speak (a symbol, an unknown, a clash)."""
+    """The same rule on the common case, without an object per input per dim: every rank known, no
+    unknown dim, and in each output dim the known sizes all the largest or 1, with any symbols there
+    one name beside 1s only (the symbol decides the size; no clash, no assumption). None when the full
+    rule must speak (an unknown, a clash, a symbol against a size or another symbol)."""
     first = shapes[0] if shapes else None
-    if first is not None and all(shape == first for shape in shapes) and all(type(d) is int for d in first):
-        return tuple(first)  # every input of one static shape (the common case): each dim is its own largest
-    rank = 0
-    for shape in shapes:
-        if shape is None or not all(type(d) is int for d in shape):
+    if first is not None and all(shape == first for shape in shapes) and None not in first:
+        return tuple(first)  # every input of one shape (the common case): each dim is its own largest
+    if any(shape is None for shape in shapes):
+        return None
+    out: list[Dim] = []
+    # Each output dim's distinct sizes, from the right (a missing leading dim is a 1): a set per
+    # column, not a look at every input's dim.
+    for column in zip_longest(*[reversed(shape) for shape in shapes], fillvalue=1):  # type: ignore[arg-type]
+        sizes = set(column)
+        if None in sizes:
             return None
-        rank = max(rank, len(shape))
-    out = []
-    for column in zip(*[(1,) * (rank - len(shape)) + shape for shape in shapes], strict=True):  # type: ignore[operator]
-        largest = max(column)
-        if any(d != largest and d != 1 for d in column):
+        if len(sizes) == 1:
+            out.append(column[0])
+            continue
+        names = {size for size in sizes if type(size) is str}
+        if names:
+            if len(names) != 1 or sizes - names != {1}:
+                return None
+            out.append(names.pop())
+            continue
+        largest = max(sizes)  # type: ignore[type-var]
+        if not sizes <= {largest, 1}:
             return None
         out.append(largest)
+    out.reverse()
     return tuple(out)
 
 
@@ -299,7 +311,10 @@ def reduce_shape(shape: Shape, axes: Sequence[int], keep_dims: bool) -> Shape:
     """The shape rule every reduction shares: reduced dims become 1, or go when keep_dims is false.
 
     `axes` must already be normalised (in [0, rank), unique)."""
-    reduced = set(axes)
     if keep_dims:
-        return tuple(1 if axis in reduced else dim for axis, dim in enumerate(shape))
-    return tuple(dim for axis, dim in enumerate(shape) if axis not in reduced)
+        kept = list(shape)
+        for axis in axes:
+            kept[axis] = 1
+        return tuple(kept)
+    reduced = set(axes)
+    return tuple([dim for axis, dim in enumerate(shape) if axis not in reduced])

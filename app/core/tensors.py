@@ -11,13 +11,14 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    ValidatorFunctionWrapHandler,
     WithJsonSchema,
     field_validator,
 )
 
 from app.core.config import get_settings
 from app.core.dtypes import DTYPE_PATTERN, canonical_dtype
-from app.core.numbers import INT64_MAX, Int64, Int64s, Integer, Numbers
+from app.core.numbers import INT64_MAX, Int64, Int64s, Integer, Numbers, int64s_as_given
 from app.core.shapes import SYMBOL_CHARS, Shape, parse_dim
 
 DTypeName = Annotated[
@@ -47,6 +48,29 @@ WireDim = Annotated[
 ]
 
 
+_AS_GIVEN = frozenset({int, str, type(None)})  # the types of dim WireDim returns unchanged (not bool)
+
+
+def check_rank(shape: list) -> None:
+    """The rank limit, before any item of the shape is looked at."""
+    limit = get_settings().max_rank
+    if len(shape) > limit:
+        raise ValueError(f"rank {len(shape):,} is above the limit of {limit} (max_rank)")
+
+
+def dims(shape: list | None) -> Shape | None:
+    """A shape's dims by parse_dim, each item already an int, a str or None (what WireDim gives)."""
+    if shape is None:
+        return None
+    parsed = []
+    for axis, dim in enumerate(shape):
+        try:
+            parsed.append(parse_dim(dim))
+        except ValueError as exc:
+            raise ValueError(f"shape[{axis}]: {exc}") from None
+    return tuple(parsed)
+
+
 class Quant(BaseModel):
     """MLI's element parameters: sa8 uses scale, zero_point, scale_frac_bits, dim; fx16 uses frac_bits."""
 
@@ -59,7 +83,25 @@ class Quant(BaseModel):
     frac_bits: Int64 | None = None
 
 
-class Tensor(BaseModel):
+class RankAndStrides:
+    """What a tensor answers from its shape and strides: Tensor's, and the first pass's tensors
+    (app/first_pass.py), which hold the same fields."""
+
+    __slots__ = ()
+
+    @property
+    def rank(self) -> int | None:
+        return None if self.shape is None else len(self.shape)  # type: ignore[attr-defined]
+
+    @property
+    def strides_fit(self) -> bool:
+        """One stride per dim (or no strides, or a rank not known). A mismatch is a rule the engine
+        reports, `<kind>.strides.rank`, so the schema (a list of integers) says what is answered."""
+        strides, shape = self.strides, self.shape  # type: ignore[attr-defined]
+        return strides is None or shape is None or len(strides) == len(shape)
+
+
+class Tensor(BaseModel, RankAndStrides):
     model_config = ConfigDict(extra="forbid", populate_by_name=True)
 
     dtype: DTypeName
@@ -87,36 +129,19 @@ class Tensor(BaseModel):
     )
     quant: Quant | None = None
 
-    @field_validator("shape", mode="before")
+    _strides = field_validator("strides", mode="wrap")(int64s_as_given)
+
+    @field_validator("shape", mode="wrap")
     @classmethod
-    def _rank(cls, shape: Any) -> Any:
-        limit = get_settings().max_rank
-        if isinstance(shape, list) and len(shape) > limit:  # before its items are looked at
-            raise ValueError(f"rank {len(shape):,} is above the limit of {limit} (max_rank)")
-        return shape
-
-    @field_validator("shape", mode="after")
-    @classmethod
-    def _dims(cls, shape: list | None) -> Shape | None:
-        if shape is None:
-            return None
-        dims = []
-        for axis, dim in enumerate(shape):
-            try:
-                dims.append(parse_dim(dim))
-            except ValueError as exc:
-                raise ValueError(f"shape[{axis}]: {exc}") from None
-        return tuple(dims)
-
-    @property
-    def rank(self) -> int | None:
-        return None if self.shape is None else len(self.shape)
-
-    @property
-    def strides_fit(self) -> bool:
-        """One stride per dim (or no strides, or a rank not known). A mismatch is a rule the engine
-        reports, `<kind>.strides.rank`, so the schema (a list of integers) says what is answered."""
-        return self.strides is None or self.shape is None or len(self.strides) == len(self.shape)
+    def _shape(cls, shape: Any, items: ValidatorFunctionWrapHandler) -> Shape | None:
+        """The rank limit before any item is looked at, then each item by WireDim (`items`), then
+        each dim by parse_dim. WireDim hands an int, a str or None back as it is, so a list of only
+        those skips it (its union tried the int branch first and raised for every symbol)."""
+        if isinstance(shape, list):
+            check_rank(shape)
+            if all(type(dim) in _AS_GIVEN for dim in shape):
+                return dims(shape)
+        return dims(items(shape))
 
 
 class TensorType(BaseModel):

@@ -11,16 +11,16 @@ from collections.abc import Sequence
 from typing import Literal
 
 import numpy as np
-from pydantic import Field, StrictBool
+from pydantic import Field, StrictBool, field_validator
 
 from app.core.diagnostics import Rule
 from app.core.dtypes import FLOATS
 from app.core.engine import Context
 from app.core.kernels import reduce_max
 from app.core.mismatch import Implementation, Modelled, differing_positions
-from app.core.numbers import Int64, show
+from app.core.numbers import Int64, int64s_as_given, show
 from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
-from app.core.shapes import axis_problems, format_shape, reduce_shape, wrap_axes
+from app.core.shapes import Shape, axis_problems, format_shape, reduce_shape, wrap_axes
 
 KIND = "ReduceMax"
 SPEC = "oneDNN Graph ReduceMax"
@@ -36,6 +36,8 @@ class ReduceMaxAttrs(Attrs):
         "default) is the identity. Give this or the axes input, not both.",
     )
     keep_dims: StrictBool = Field(False, description="Keep each reduced dim as 1 instead of removing it.")
+
+    _axes = field_validator("axes", mode="wrap")(int64s_as_given)
 
 
 class ReduceMaxOp(Descriptor):
@@ -143,32 +145,35 @@ def infer(d: ReduceMaxOp, ctx: Context) -> list[OutputType] | None:
         else:
             shape = None
         return None if dtype is None else [OutputType(dtype, shape)]
-    broken = False
-    for problem in axis_problems(axes, rank, operand="src"):
-        rule = f"{KIND}.axes.range" if problem.kind == "range" else f"{KIND}.axes.unique"
-        ctx.error(rule, f"{path}[{problem.position}]", lambda problem=problem: problem.message)
-        broken = True
-    if broken:
-        return None
     reduced = wrap_axes(axes, rank)
+    if len(reduced) < len(axes):  # an axis dropped: out of range or a repeat, which axis_problems names
+        for problem in axis_problems(axes, rank, operand="src"):
+            rule = f"{KIND}.axes.range" if problem.kind == "range" else f"{KIND}.axes.unique"
+            ctx.error(rule, f"{path}[{problem.position}]", lambda problem=problem: problem.message)
+        return None
+    if 0 in src.shape:  # the zero-size findings, looked for only where there is a 0
+        _zero_size(src.shape, reduced, ctx)
+    if dtype is None:
+        return None
+    return [OutputType(dtype, reduce_shape(src.shape, reduced, keep))]
+
+
+def _zero_size(shape: Shape, reduced: tuple[int, ...], ctx: Context) -> None:
     for axis in reduced:
-        if src.shape[axis] == 0:
+        if shape[axis] == 0:
             ctx.warn(
                 f"{KIND}.reduce.empty",
                 f"inputs[0].shape[{axis}]",
                 f"axis {axis} of src has size 0, so its maximum is over no values; evaluation gives -inf",
             )
-    kept_zero = [axis for axis, dim in enumerate(src.shape) if dim == 0 and axis not in reduced]
+    kept_zero = [axis for axis, dim in enumerate(shape) if dim == 0 and axis not in reduced]
     if kept_zero and reduced:
         ctx.warn(
             f"{KIND}.onednn.zero_size",
             f"inputs[0].shape[{kept_zero[0]}]",
-            f"src {format_shape(src.shape)} has a zero-size dim {kept_zero[0]} that is not reduced; the "
+            f"src {format_shape(shape)} has a zero-size dim {kept_zero[0]} that is not reduced; the "
             "answer is an empty tensor, but oneDNN 3.13 crashes on it",
         )
-    if dtype is None:
-        return None
-    return [OutputType(dtype, reduce_shape(src.shape, reduced, keep))]
 
 
 def output_dtypes(d: ReduceMaxOp) -> list[str | None]:

@@ -41,3 +41,19 @@ def test_every_repeat_is_counted() -> None:
     before = counter._value.get()
     _answer_repeats(json.dumps({"ops": [INVALID] * 5}).encode(), Settings())
     assert counter._value.get() - before == 5
+
+
+def test_verdicts_are_written_as_their_models_write_them() -> None:
+    """Verdicts are written from plain data, not validated into Verdict and BatchResponse: same bytes."""
+    from app.api.models import BatchResponse, Verdict
+    from app.api.routes.check import verdict, verdict_answer, verdict_json
+    from app.ops import DESCRIPTOR
+
+    ops = [*EXAMPLES, INVALID, {**INVALID, "inputs": [{"dtype": "f32", "shape": None}]}]
+    results = [verdict(DESCRIPTOR.validate_python(op), Settings()) for op in ops]
+    models = [Verdict.model_validate(verdict_answer(result)) for result in results]
+    assert any(model.diagnostics for model in models) and any(model.outputs is None for model in models)
+    for result, model in zip(results, models, strict=True):
+        assert verdict_json(result) == model.model_dump_json().encode()
+    answer = _answer_each(json.dumps({"ops": ops}).encode(), Settings()).body
+    assert answer == BatchResponse(results=models).model_dump_json().encode()

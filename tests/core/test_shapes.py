@@ -157,6 +157,25 @@ def test_the_static_fast_path_is_the_full_rule(shapes) -> None:
     assert fast is not None or reference.problems
 
 
+symbolic_shapes = st.lists(
+    st.one_of(st.none(), st.lists(st.sampled_from([0, 1, 1, 3, "N", "N", "M", None]), max_size=3).map(tuple)),
+    min_size=1,
+    max_size=4,
+)
+
+
+@given(symbolic_shapes)
+def test_the_fast_path_with_symbols_is_the_full_rule(shapes) -> None:
+    """Symbols beside 1s only take the fast path: the same shape, and no problem or assumption."""
+    fast = shapes_module._broadcast_static(shapes)
+    reference = _full_rule(shapes)
+    if fast is not None:
+        assert reference == shapes_module.Broadcast(shape=fast)
+    known = all(shape is not None and None not in shape for shape in shapes)
+    if known and reference.shape is not None and not reference.problems and not reference.assumptions:
+        assert fast == reference.shape  # the fast path takes every case that needs no words
+
+
 def _full_rule(shapes):
     """broadcast_shapes with the fast path turned off."""
     original = shapes_module._broadcast_static
@@ -173,4 +192,7 @@ def test_inputs_of_one_static_shape_broadcast_to_it(shape) -> None:
     for count in (1, 2, 5):
         assert broadcast_shapes([shape] * count) == shapes_module.Broadcast(shape=shape)
         assert shapes_module._broadcast_static([shape] * count) == shape
-    assert shapes_module._broadcast_static([(2, "N"), (2, "N")]) is None  # a symbol: the full rule speaks
+    assert shapes_module._broadcast_static([(2, "N"), (2, "N")]) == (2, "N")  # a symbol beside itself
+    assert (
+        shapes_module._broadcast_static([(2, "N"), (2, 3)]) is None
+    )  # a symbol against a size: an assumption

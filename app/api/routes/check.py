@@ -8,6 +8,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
+from app import first_pass
 from app.api import metrics
 from app.api.deps import SettingsDep
 from app.api.models import BatchRequest, BatchResponse, EvaluateResponse, Problem, Verdict
@@ -16,8 +17,6 @@ from app.core import collector, engine, jsonlists
 from app.core.config import Settings
 from app.core.payload import LimitExceeded
 from app.core.registry import Descriptor
-from app.core.shapes import wire_shape
-from app.core.tensors import TensorType
 from app.ops import BY_NAME, DESCRIPTOR, REGISTRY
 
 router = APIRouter(tags=["check"])
@@ -66,6 +65,12 @@ def parse_descriptor(body: bytes, settings: Settings | None = None) -> Descripto
         raise RequestValidationError(exc.errors(include_url=False)) from None
 
 
+def read_descriptor(body: bytes, settings: Settings | None = None) -> Descriptor:
+    """The body as a descriptor: by msgspec's first pass where it reads it (app/first_pass.py), else by
+    parse_descriptor, which gives every error."""
+    return first_pass.descriptor(body) or parse_descriptor(body, settings)
+
+
 def _is_small(body: bytes, settings: Settings) -> bool:
     """Small enough to parse and check on the event loop: the thread-pool hop would cost more."""
     return len(body) <= settings.inline_body_bytes
@@ -77,17 +82,24 @@ _PROBLEMS = {
 }
 
 
-def verdict(descriptor: Descriptor, settings: Settings) -> Verdict:
-    result, _ = engine.check(BY_NAME[descriptor.kind], descriptor, settings)
-    outputs = None
-    if result.outputs is not None:
-        outputs = [
-            TensorType.model_construct(dtype=o.dtype, shape=wire_shape(o.shape)) for o in result.outputs
-        ]
-    # model_construct: every field is ours and already typed; validating the answer again is waste.
-    return Verdict.model_construct(
-        valid=result.valid, kind=result.kind, outputs=outputs, diagnostics=result.diagnostics
-    )
+def verdict(descriptor: Descriptor, settings: Settings) -> engine.Verdict:
+    return engine.check(BY_NAME[descriptor.kind], descriptor, settings)[0]
+
+
+def verdict_answer(result: engine.Verdict) -> dict:
+    """The verdict as the route's documented model (Verdict) has it, as plain data: written by
+    pydantic_core.to_json it is the model's bytes, without building a model per verdict (that cost
+    as much as the check itself on a batch)."""
+    return {
+        "valid": result.valid,
+        "kind": result.kind,
+        "outputs": result.wire_outputs(),
+        "diagnostics": result.diagnostics,
+    }
+
+
+def verdict_json(result: engine.Verdict) -> bytes:
+    return pydantic_core.to_json(verdict_answer(result))
 
 
 @router.post(
@@ -107,19 +119,19 @@ async def validate(request: Request) -> Response:
     settings = request.app.state.settings  # not a dependency: solving one costs more than the check
     if not _is_small(body, settings):
         return await off_loop(request, _validate, body, settings)
-    descriptor = parse_descriptor(body)
+    descriptor = read_descriptor(body)
     if any(tensor.data is not None for tensor in descriptor.inputs):
         answer = await off_loop(request, verdict, descriptor, settings)
     else:
         answer = verdict(descriptor, settings)
     metrics.record_verdict(answer.kind, answer.valid, answer.diagnostics)
-    return Response(answer.model_dump_json(), media_type="application/json")
+    return Response(verdict_json(answer), media_type="application/json")
 
 
 def _validate(body: bytes, settings: Settings) -> Response:
-    answer = verdict(parse_descriptor(body, settings), settings)
+    answer = verdict(read_descriptor(body, settings), settings)
     metrics.record_verdict(answer.kind, answer.valid, answer.diagnostics)
-    return Response(answer.model_dump_json(), media_type="application/json")
+    return Response(verdict_json(answer), media_type="application/json")
 
 
 _BATCH_BODY = {
@@ -161,7 +173,7 @@ _RAW_BATCH = msgspec.json.Decoder(_RawBatch)
 
 
 def _answer_batch(body: bytes, settings: Settings) -> Response:
-    return _answer_repeats(body, settings) or _answer_each(body, settings)
+    return _answer_repeats(body, settings) or _answer_plain(body, settings) or _answer_each(body, settings)
 
 
 def _answer_repeats(body: bytes, settings: Settings) -> Response | None:
@@ -178,21 +190,30 @@ def _answer_repeats(body: bytes, settings: Settings) -> Response | None:
     counts = Counter(bytes(raw) for raw in raws)
     if 2 * len(counts) > len(raws):  # mostly distinct: one pydantic pass over the whole batch is faster
         return None
-    answers: dict[bytes, tuple[bytes, Verdict]] = {}
+    answers: dict[bytes, tuple[bytes, engine.Verdict]] = {}
     order = []
     for raw in raws:
         text = bytes(raw)
         if text not in answers:
             try:
-                descriptor = DESCRIPTOR.validate_json(text)
+                descriptor = first_pass.descriptor(text) or DESCRIPTOR.validate_json(text)
             except ValidationError:
                 return None
             answer = verdict(descriptor, settings)
-            answers[text] = (answer.model_dump_json().encode(), answer)
+            answers[text] = (verdict_json(answer), answer)
         order.append(answers[text][0])
     for text, (_, answer) in answers.items():
         metrics.record_verdict(answer.kind, answer.valid, answer.diagnostics, times=counts[text])
     return Response(b'{"results":[' + b",".join(order) + b"]}", media_type="application/json")
+
+
+def _answer_plain(body: bytes, settings: Settings) -> Response | None:
+    """The batch read by msgspec's first pass (app/first_pass.py), when every descriptor is within it
+    (a compiler's distinct ops); None, and pydantic parses the batch, otherwise."""
+    descriptors = first_pass.batch(body)
+    if descriptors is None or len(descriptors) > settings.max_batch:
+        return None
+    return _answer_verdicts([verdict(descriptor, settings) for descriptor in descriptors])
 
 
 def _answer_each(body: bytes, settings: Settings) -> Response:
@@ -206,11 +227,14 @@ def _answer_each(body: bytes, settings: Settings) -> Response:
             "max_batch",
             f"the batch has {len(batch.ops):,} descriptors, above the limit of {settings.max_batch:,} (max_batch)",
         )
-    results = [verdict(descriptor, settings) for descriptor in batch.ops]
+    return _answer_verdicts([verdict(descriptor, settings) for descriptor in batch.ops])
+
+
+def _answer_verdicts(results: list[engine.Verdict]) -> Response:
     metrics.record_verdicts(results)
-    # model_construct: the verdicts are ours and typed; validating 100,000 of them again is waste.
-    answer = BatchResponse.model_construct(results=results)
-    return Response(answer.model_dump_json(), media_type="application/json")
+    # BatchResponse's bytes, from plain data (see verdict_answer).
+    answer = pydantic_core.to_json({"results": [verdict_answer(result) for result in results]})
+    return Response(answer, media_type="application/json")
 
 
 @router.post(
@@ -232,7 +256,7 @@ async def evaluate(request: Request, settings: SettingsDep) -> Response:
 
 
 def _evaluate(body: bytes, settings: Settings) -> Response:
-    descriptor = parse_descriptor(body, settings)
+    descriptor = read_descriptor(body, settings)
     try:
         result = engine.evaluate(BY_NAME[descriptor.kind], descriptor, settings)
     except engine.Invalid as exc:

@@ -1,0 +1,95 @@
+"""msgspec's first pass over descriptor JSON, for what a compiler sends in bulk: ReduceMax and Max
+descriptors whose tensors give a dtype, a shape and at most base64 data.
+
+pydantic's pass costs twice the check it feeds: a model per descriptor, attribute set and tensor, with
+Python validators per field. msgspec decodes this subset of the wire format in C into plain structs
+that hold what those models hold (the same field names, values and defaults) and that the check reads
+the same way. Each value goes through the same rules as in the models: canonical_dtype, the rank limit
+and parse_dim (tensors.check_rank, tensors.dims), the int64 range (numbers.all_int64); the tensors
+answer rank and strides_fit by Tensor's own mixin (RankAndStrides). Whatever falls outside (another
+op, another field, a value a rule refuses, a repeated kind, JSON msgspec cannot read) answers None,
+and pydantic parses the text as before, with every error and its path. tests/test_first_pass.py holds
+the two to the same values, verdicts and evaluations.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar, cast
+
+import msgspec
+
+from app.core.dtypes import canonical_dtype
+from app.core.numbers import all_int64
+from app.core.registry import Descriptor
+from app.core.tensors import RankAndStrides, check_rank, dims
+
+
+class PlainTensor(RankAndStrides, msgspec.Struct, forbid_unknown_fields=True):
+    dtype: str
+    shape: list[int | str | None] | None  # required, as in Tensor (null: rank unknown); a tuple once built
+    # An object of strings only (base64's {"encoding", "bytes"}): the dict pydantic's Any gives for it,
+    # checked by the same payload rules. Numbers are left to pydantic's own JSON parser.
+    data: dict[str, str] | None = None
+    strides: ClassVar[None] = None  # the fields Tensor has and this pass never takes
+    quant: ClassVar[None] = None
+
+    def __post_init__(self) -> None:
+        self.dtype = canonical_dtype(self.dtype)
+        if self.shape is not None:
+            check_rank(self.shape)
+            self.shape = dims(self.shape)  # type: ignore[assignment]
+
+
+class PlainReduceMaxAttrs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    axes: list[int] = msgspec.field(default_factory=list)
+    keep_dims: bool = False  # JSON's true and false only, as StrictBool
+
+    def __post_init__(self) -> None:
+        if not all_int64(self.axes):
+            raise ValueError("an axis outside int64: Int64's error")
+
+
+class PlainMaxAttrs(msgspec.Struct, forbid_unknown_fields=True):
+    """Max has no attributes: any name given sends the descriptor to pydantic's error."""
+
+
+# A tag, not a field: a repeated "kind" key is an error here (pydantic reads the last), so pydantic answers.
+class PlainReduceMax(
+    msgspec.Struct, tag_field="kind", tag="ReduceMax", forbid_unknown_fields=True, kw_only=True
+):
+    kind: ClassVar[str] = "ReduceMax"
+    inputs: list[PlainTensor]
+    attrs: PlainReduceMaxAttrs = msgspec.field(default_factory=PlainReduceMaxAttrs)
+    outputs: list[PlainTensor] | None = None
+
+
+class PlainMax(msgspec.Struct, tag_field="kind", tag="Max", forbid_unknown_fields=True, kw_only=True):
+    kind: ClassVar[str] = "Max"
+    inputs: list[PlainTensor]
+    attrs: PlainMaxAttrs = msgspec.field(default_factory=PlainMaxAttrs)
+    outputs: list[PlainTensor] | None = None
+
+
+class _Batch(msgspec.Struct):  # BatchRequest's shape; other keys are ignored, as BatchRequest ignores them
+    ops: list[PlainReduceMax | PlainMax]
+
+
+_ONE = msgspec.json.Decoder(PlainReduceMax | PlainMax)
+_MANY = msgspec.json.Decoder(_Batch)
+_REFUSED = (msgspec.ValidationError, msgspec.DecodeError)  # a rule's ValueError arrives as ValidationError
+
+
+def descriptor(text: bytes) -> Descriptor | None:
+    """The descriptor as the check reads it, or None: let pydantic parse the text."""
+    try:
+        return cast(Descriptor, _ONE.decode(text))  # read by the check as the Descriptor it stands for
+    except _REFUSED:
+        return None
+
+
+def batch(body: bytes) -> list[Descriptor] | None:
+    """The batch's descriptors as the check reads them, or None when any one is outside this pass."""
+    try:
+        return cast(list[Descriptor], _MANY.decode(body).ops)
+    except _REFUSED:
+        return None
