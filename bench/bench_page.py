@@ -9,6 +9,7 @@ Prints figures; asserts nothing. Needs /usr/bin/chromium (`make browser`).
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 from pathlib import Path
@@ -58,6 +59,8 @@ def main() -> None:
     if not Path(CHROMIUM).exists():
         print(f"skipped: no Chromium at {CHROMIUM} (make browser)")
         return
+    # The app's access log (a JSON line per request on stderr) would bury the figures.
+    os.environ.setdefault("OPSPEC_ACCESS_LOG", "false")
     from playwright.sync_api import sync_playwright
 
     with serving() as origin, sync_playwright() as playwright:
