@@ -15,6 +15,9 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# The app's access log (a JSON line per request on stderr) would bury the figures; set before the app's
+# settings are first read, on import.
+os.environ.setdefault("OPSPEC_ACCESS_LOG", "false")
 
 from tests.web.browser import CHROMIUM, launch, serving
 
@@ -59,8 +62,6 @@ def main() -> None:
     if not Path(CHROMIUM).exists():
         print(f"skipped: no Chromium at {CHROMIUM} (make browser)")
         return
-    # The app's access log (a JSON line per request on stderr) would bury the figures.
-    os.environ.setdefault("OPSPEC_ACCESS_LOG", "false")
     from playwright.sync_api import sync_playwright
 
     with serving() as origin, sync_playwright() as playwright:
