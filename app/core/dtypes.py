@@ -7,7 +7,7 @@ bits mean (scale, zero point, fractional bits) lives in the tensor's `quant`, no
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Literal
 
 import ml_dtypes
@@ -23,6 +23,11 @@ class DType:
     name: str
     numpy: np.dtype
     category: Category
+    # Read several times per payload and per output; a field set once, not a property asked per call.
+    itemsize: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "itemsize", self.numpy.itemsize)  # frozen: set once, here
 
     @property
     def is_float(self) -> bool:
@@ -31,10 +36,6 @@ class DType:
     @property
     def is_integer(self) -> bool:
         return self.category in ("signed", "unsigned", "raw")
-
-    @property
-    def itemsize(self) -> int:
-        return self.numpy.itemsize
 
     @property
     def lowest(self) -> int | float:

@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 import ml_dtypes
 import numpy as np
 
-_NARROW_FLOATS = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+_NARROW_FLOATS = frozenset((np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)))  # a set: asked per call
 
 
 def widen(x: np.ndarray) -> np.ndarray:
@@ -205,6 +205,14 @@ def maximum(arrays: Sequence[np.ndarray]) -> np.ndarray:
     Inputs of one shape are folded at their own size first, so the passes over the broadcast result
     number the distinct shapes, not the inputs: a thousand scalars beside a large tensor cost one pass
     over it, not a thousand. Inputs all of one shape are folded once, straight into the result."""
+    first = arrays[0]
+    if first.nbytes <= _BLOCK and first.dtype not in _NARROW_FLOATS:
+        shape = first.shape
+        for a in arrays:
+            if a.shape != shape:
+                break
+        else:
+            return _one_block(first, arrays)
     exact = _exact_max_bits16 if arrays[0].dtype in _NARROW_FLOATS else _exact_max
     by_shape: dict[tuple[int, ...], list[np.ndarray]] = {}
     for a in arrays:
@@ -217,6 +225,19 @@ def maximum(arrays: Sequence[np.ndarray]) -> np.ndarray:
     if longer:
         return exact(*longer).reshape(shape)
     return exact(shape, groups)
+
+
+def _one_block(first: np.ndarray, arrays: Sequence[np.ndarray]) -> np.ndarray:
+    """_exact_max where every input has the result's shape and the result fits one block (a small
+    request's case): one fold and, for floats, the -0 test, as _exact_max would run them, without the
+    grouping by shape, the count of zero holders (every input spans the result: they all count) and
+    the blocks, whose Python steps cost more than the maximum of 1,000 elements."""
+    out = np.empty(first.shape, first.dtype)
+    if first.dtype.kind == "f" and len(arrays) > 1 and out.size:
+        _fill_max(out, arrays)
+    else:  # integers, one input or no element: nothing a fold leaves to fix
+        _fold(np.maximum, out, arrays)
+    return out
 
 
 # Elements in a row of the result that NumPy's broadcast loop handles in one call (_longer_rows).
@@ -377,9 +398,14 @@ _NEGATIVE_ZERO_BITS = {size: (np.dtype(f"i{size}"), np.iinfo(f"i{size}").min) fo
 
 def _has_negative_zero(floats: np.ndarray) -> bool:
     """Does the array hold a -0? Its bits are the least signed integer of its width, so one SIMD
-    minimum over the bits answers, with no temporary."""
-    bits, negative_zero = _NEGATIVE_ZERO_BITS[floats.itemsize]
-    return bool(floats.size) and np.minimum.reduce(floats.view(bits), axis=None) == negative_zero
+    minimum over the bits answers, with no temporary. The minimum is taken where argmin finds it:
+    as fast as ufunc.reduce on large arrays, and with a fifth of its cost per call (0.13 against
+    0.65 us), which a small request pays once per maximum."""
+    if not floats.size:
+        return False
+    dtype, negative_zero = _NEGATIVE_ZERO_BITS[floats.itemsize]
+    bits = floats.view(dtype)
+    return bits.item(bits.argmin()) == negative_zero  # argmin's index is into the flat array, as item's
 
 
 # Above this share of zero results, one more pass over every input beats gathering at each zero.

@@ -99,7 +99,7 @@ def decode(tensor: Tensor, path: str, settings: Settings) -> np.ndarray:
     else:
         flat = values_to_array(data, dt, f"{path}.data", lay)
     if lay.strides is None:  # dense: the payload held exactly lay.buffer elements, checked above
-        return flat.reshape(lay.shape)
+        return flat if flat.shape == lay.shape else flat.reshape(lay.shape)  # a 1-D payload is its shape
     if flat.size > settings.max_elements:  # a strided buffer may run on past its last element
         raise LimitExceeded(
             path,

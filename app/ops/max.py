@@ -65,6 +65,10 @@ def _common_dtype(d: MaxOp, ctx: Context) -> str | None:
 
     Inputs whose dtype is outside T's list were reported by the engine already (C1), so they are
     left out here rather than reported twice."""
+    inputs = d.inputs
+    dtype = inputs[0].dtype if inputs else None
+    if dtype in T and all(tensor.dtype == dtype for tensor in inputs):
+        return dtype  # the common case: nothing to list or report
     listed = [(index, tensor.dtype) for index, tensor in enumerate(d.inputs) if tensor.dtype in T]
     if not listed:
         return None

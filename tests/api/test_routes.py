@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import json
 
 import numpy as np
@@ -311,6 +312,10 @@ def test_batch_past_the_old_limit_of_1024(client) -> None:
     assert Settings().max_batch >= 100_000
 
 
+def _base64(array: np.ndarray) -> dict:
+    return {"encoding": "base64", "bytes": base64.b64encode(array.tobytes()).decode()}
+
+
 @pytest.mark.parametrize(
     "body",
     [
@@ -324,6 +329,19 @@ def test_batch_past_the_old_limit_of_1024(client) -> None:
         {
             "kind": "Max",
             "inputs": [{"dtype": "bf16", "shape": [1], "data": {"encoding": "base64", "bytes": "gD8="}}],
+        },
+        {  # base64 written as it is: every byte value, so every letter of the alphabet and both pads
+            "kind": "Max",
+            "inputs": [
+                {"dtype": "u8", "shape": [256], "data": _base64(np.arange(256, dtype=np.uint8))},
+                {"dtype": "u8", "shape": [256], "data": _base64(np.arange(256, dtype=np.uint8)[::-1])},
+            ],
+        },
+        {"kind": "Max", "inputs": [{"dtype": "f64", "shape": [0, 3], "data": _base64(np.zeros((0, 3)))}]},
+        {  # base64 beside a warning
+            "kind": "ReduceMax",
+            "attrs": {"axes": []},
+            "inputs": [{"dtype": "f32", "shape": [2], "data": _base64(np.array([-0.0, np.nan], np.float32))}],
         },
     ],
 )

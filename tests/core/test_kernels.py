@@ -284,3 +284,60 @@ def test_max_beside_a_broadcast_row_over_longer_rows(dtype, monkeypatch) -> None
         want = np.maximum.reduce(np.broadcast_arrays(*arrays)) if integer else oracle_max(arrays)
         assert same_bits(got, want), [a.shape for a in arrays]
         assert (taken[-1] is not None) == applies, [a.shape for a in arrays]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.int64, np.uint64])
+def test_max_of_one_shape_in_one_block_matches_the_oracle(dtype, monkeypatch) -> None:
+    """Inputs of the result's shape within one block take _one_block: element by element and bit for
+    bit the maximum the blocked path gives, -0 beside +0 and NaNs of either sign included."""
+    import app.core.kernels as kernels
+
+    taken, one_block = [], kernels._one_block
+    monkeypatch.setattr(kernels, "_one_block", lambda *args: taken.append(1) or one_block(*args))
+    rng = np.random.default_rng(8)
+    integer = np.dtype(dtype).kind in "iu"
+
+    def values(shape: tuple[int, ...]) -> np.ndarray:
+        if integer:
+            info = np.iinfo(dtype)
+            return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dtype)
+        x = rng.standard_normal(shape).astype(dtype)
+        for fraction, value in ((0.3, -0.0), (0.2, 0.0), (0.05, np.nan), (0.05, -np.nan)):
+            x[rng.random(shape) < fraction] = value
+        return x
+
+    for shape, count in [((1000,), 2), ((8, 16), 3), ((), 2), ((0, 4), 2), ((5,), 1), ((30, 40), 8)]:
+        arrays = [values(shape) for _ in range(count)]
+        taken.clear()
+        got = maximum(arrays)
+        want = np.maximum.reduce(arrays) if integer else oracle_max(arrays)
+        assert taken and got.shape == shape and got.dtype == np.dtype(dtype)
+        assert same_bits(got, want), (shape, count)
+        assert all(got is not a for a in arrays)
+    taken.clear()
+    maximum([values((2, 3)), values((3,))])  # another shape: the general path
+    big = values((_BLOCK_VALUES // np.dtype(dtype).itemsize + 1,))
+    maximum([big, big])  # past one block: the general path
+    assert not taken
+
+
+_BLOCK_VALUES = 1 << 18  # kernels._BLOCK, in bytes
+
+
+@pytest.mark.parametrize("dtype", [np.float16, ml_dtypes.bfloat16, np.float32, np.float64])
+def test_negative_zero_test_finds_every_minus_zero(dtype) -> None:
+    """_has_negative_zero (argmin over the bits) on N-d, transposed, strided, 0-d and empty arrays."""
+    from app.core.kernels import _has_negative_zero
+
+    x = np.array([[1.0, 0.0, -2.0], [np.nan, -np.inf, 3.0]], dtype)
+    assert (
+        not _has_negative_zero(x) and not _has_negative_zero(x[:0]) and not _has_negative_zero(x[0, 1, None])
+    )
+    x[1, 2] = -0.0
+    assert _has_negative_zero(x) and _has_negative_zero(x.T) and _has_negative_zero(x[1, 2, None])
+    assert not _has_negative_zero(x[:, 1::2]) and _has_negative_zero(x[:, ::2])
+    assert (
+        _has_negative_zero(np.array(-0.0, dtype))
+        and not _has_negative_zero(np.array(-np.nan, dtype))
+        and not _has_negative_zero(np.array(-np.inf, dtype))
+    )

@@ -201,3 +201,21 @@ def test_base64_is_the_same_with_or_without_the_byte_order_swap(dtype, monkeypat
     assert encode(swapped, dtype, as_base64=True) == data
     monkeypatch.setattr(payload, "_LITTLE_ENDIAN", True)
     assert encode(native, dtype, as_base64=True) == data
+
+
+def test_every_dtype_knows_its_itemsize() -> None:
+    for dt in DTYPES.values():
+        assert dt.itemsize == dt.numpy.itemsize
+
+
+@pytest.mark.parametrize("shape", [[5], [1, 5], []])
+def test_a_decoded_payload_has_the_tensor_shape_and_stays_read_only(shape) -> None:
+    """A 1-D payload is returned as decoded (no reshape to the shape it already has); any layout is
+    the tensor's own shape, bit for bit, and never writable when it is the caller's bytes or array."""
+    values = np.array([-0.0, 0.0, np.nan, -np.inf, 1.5], np.float32)[: math.prod(shape)].reshape(shape)
+    encoded = {"encoding": "base64", "bytes": base64.b64encode(values.tobytes()).decode()}
+    for data in (encoded, values):
+        got = decode(tensor("f32", shape, data), "inputs[0]", SETTINGS)
+        assert got.shape == tuple(shape) and got.dtype == np.float32 and bits(got) == bits(values)
+        assert not got.flags.writeable
+    assert values.flags.writeable  # the caller's array itself is left as it was

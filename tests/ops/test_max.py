@@ -286,6 +286,24 @@ def test_a_type_off_the_list_is_c1_once(client) -> None:
     assert [(rule, path) for rule, path, _ in found] == [("C1", "inputs[0].dtype")]
 
 
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_the_common_dtype_of_every_mix(count) -> None:
+    """_common_dtype answers inputs of one listed dtype at once; every mix (off the list too) is still
+    reported input by input against the first listed one, and has no T."""
+    from app.core.config import get_settings
+    from app.core.engine import Context
+    from app.ops import BY_NAME
+
+    for dtypes in itertools.product(["f32", "s64", "u8", "sa8"], repeat=count):  # sa8: off T's list
+        descriptor = max_op.MaxOp(kind="Max", inputs=[{"dtype": dt, "shape": [2]} for dt in dtypes])
+        ctx = Context(BY_NAME["Max"], descriptor, get_settings())
+        listed = [(index, dt) for index, dt in enumerate(dtypes) if dt in max_op.T]
+        mixed = [f"inputs[{index}].dtype" for index, dt in listed if dt != listed[0][1]]
+        one = bool(listed) and not mixed and len(listed) == count
+        assert max_op._common_dtype(descriptor, ctx) == (dtypes[0] if one else None), dtypes
+        assert [(d.rule, d.path) for d in ctx.report.diagnostics] == [("C1", path) for path in mixed], dtypes
+
+
 def test_errors_in_dtype_and_shape_come_together(client) -> None:
     found = diagnostics(client, [{"dtype": "f32", "shape": [2]}, {"dtype": "f64", "shape": [3]}])
     assert {(rule, path) for rule, path, _ in found} == {

@@ -15,7 +15,7 @@ from app.api.models import BatchRequest, BatchResponse, EvaluateResponse, Proble
 from app.api.offload import off_loop
 from app.core import collector, engine, jsonlists
 from app.core.config import Settings
-from app.core.payload import LimitExceeded
+from app.core.payload import LimitExceeded, is_base64
 from app.core.registry import Descriptor
 from app.ops import BY_NAME, DESCRIPTOR, REGISTRY
 
@@ -269,5 +269,19 @@ def _evaluate(body: bytes, settings: Settings) -> Response:
 def evaluate_answer(result: engine.Evaluation) -> bytes:
     """The answer as EvaluateResponse (the route's documented model) writes it, the same bytes, without
     validating our own outputs into that model first: that was half the cost of a small answer."""
-    answer = {"kind": result.kind, "outputs": result.outputs, "diagnostics": result.diagnostics}
-    return pydantic_core.to_json(answer)
+    outputs = b",".join(map(_output_json, result.outputs))
+    kind, diagnostics = pydantic_core.to_json(result.kind), pydantic_core.to_json(result.diagnostics)
+    return b'{"kind":%b,"outputs":[%b],"diagnostics":%b}' % (kind, outputs, diagnostics)
+
+
+def _output_json(output: dict) -> bytes:
+    """One output as pydantic_core.to_json writes it, with base64 text copied as it is: its alphabet
+    needs no escape in JSON, and to_json's scan for escapes was most of a small answer's cost (1.9 of
+    2.3 us for 1,000 f32)."""
+    data = output["data"]
+    if is_base64(data):  # {"encoding": "base64", "bytes": <str>}, as payload.encode builds it
+        written = b'{"encoding":"base64","bytes":"%b"}' % data["bytes"].encode("ascii")
+    else:
+        written = pydantic_core.to_json(data)
+    dtype, shape = pydantic_core.to_json(output["dtype"]), pydantic_core.to_json(output["shape"])
+    return b'{"dtype":%b,"shape":%b,"data":%b}' % (dtype, shape, written)
