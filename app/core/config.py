@@ -30,7 +30,16 @@ class Settings(BaseSettings):
         16 << 10,
         ge=0,
         description="Bodies up to this size are parsed and checked on the event loop (the thread-pool hop "
-        "costs more than they do); larger ones, and any that carry data, are handled in the thread pool.",
+        "costs more than they do); larger ones, validations that carry data and evaluations over "
+        "inline_elements are handled in the thread pool.",
+    )
+    inline_elements: int = Field(
+        4096,
+        ge=0,
+        description="An evaluation whose body is within inline_body_bytes runs on the event loop when its "
+        "inputs and outputs hold at most this many elements in all (the thread-pool hop costs more than "
+        "it does); a larger one, or one whose output size is not known, runs in the thread pool. Counted "
+        "in elements, not body bytes: broadcasting makes large outputs from small bodies.",
     )
     body_timeout: float = Field(
         30.0, gt=0, description="Seconds a request body may take to arrive; a slower one gets 408."

@@ -194,26 +194,51 @@ class Evaluation:
     diagnostics: list[Diagnostic]
 
 
-def run(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Verdict, list[np.ndarray]]:
-    """Check, then run the kernel on the decoded inputs: the verdict and one array per output, unencoded.
-
-    Raises Invalid, NotEvaluable or LimitExceeded (before anything output-sized is allocated)."""
+def evaluable(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Verdict, Context]:
+    """The check an evaluation starts with: the verdict and its context (the inputs decoded once, during
+    the check). Raises Invalid, or NotEvaluable when an input has no data."""
     verdict, ctx = check(spec, descriptor, settings)
     if not verdict.valid:
         raise Invalid(verdict)
-    inputs = descriptor.inputs
-    for index, tensor in enumerate(inputs):
+    for index, tensor in enumerate(descriptor.inputs):
         if tensor.data is None:
             raise NotEvaluable(
                 f"inputs[{index}].data", f"evaluation needs data on every input; inputs[{index}] has none"
             )
+    return verdict, ctx
+
+
+def run_elements(verdict: Verdict, descriptor: Descriptor) -> int | None:
+    """The elements an evaluation reads and writes (the inputs' shapes, strided views at full size, and
+    the inferred outputs), known from the check before any kernel runs; None when an output's size is
+    not known. Broadcasting can make a large output from a small body."""
+    if verdict.outputs is None or not all(is_static(out.shape) for out in verdict.outputs):
+        return None
+    shapes = [tensor.shape for tensor in descriptor.inputs] + [out.shape for out in verdict.outputs]
+    if not all(is_static(shape) for shape in shapes):
+        return None
+    return sum(numel(shape) for shape in shapes)  # type: ignore[arg-type]
+
+
+def compute(spec: OpSpec, verdict: Verdict, ctx: Context) -> list[np.ndarray]:
+    """The kernel on the inputs `evaluable` decoded: one array per output, unencoded. Raises NotEvaluable
+    or LimitExceeded before anything output-sized is allocated."""
+    descriptor, inputs = ctx.descriptor, ctx.descriptor.inputs
     outputs = verdict.outputs or []
-    arrays = [ctx.values(index) for index in range(len(inputs))]  # decoded once, during the check
-    refuse_oversize(spec, descriptor, arrays, outputs, settings)  # type: ignore[arg-type]
+    arrays = [ctx.values(index) for index in range(len(inputs))]
+    refuse_oversize(spec, descriptor, arrays, outputs, ctx.settings)  # type: ignore[arg-type]
     results = list(spec.evaluate(descriptor, arrays))  # type: ignore[arg-type]
     for out, array in zip(outputs, results, strict=True):
         assert array.shape == tuple(out.shape), f"{spec.kind} kernel gave {array.shape}, inferred {out.shape}"  # type: ignore[arg-type]
-    return verdict, results
+    return results
+
+
+def run(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Verdict, list[np.ndarray]]:
+    """Check, then run the kernel on the decoded inputs: the verdict and one array per output, unencoded.
+
+    Raises Invalid, NotEvaluable or LimitExceeded (before anything output-sized is allocated)."""
+    verdict, ctx = evaluable(spec, descriptor, settings)
+    return verdict, compute(spec, verdict, ctx)
 
 
 def refuse_oversize(
@@ -267,8 +292,13 @@ def refuse_oversize(
 
 def evaluate(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> Evaluation:
     """`run`, with the outputs encoded for the wire in the request's own encoding."""
-    verdict, results = run(spec, descriptor, settings)
-    as_base64 = any(is_base64(t.data) for t in descriptor.inputs)
+    return evaluation(spec, *evaluable(spec, descriptor, settings))
+
+
+def evaluation(spec: OpSpec, verdict: Verdict, ctx: Context) -> Evaluation:
+    """`compute` after `evaluable`, with the outputs encoded for the wire in the request's own encoding."""
+    results = compute(spec, verdict, ctx)
+    as_base64 = any(is_base64(t.data) for t in ctx.descriptor.inputs)
     wire = [
         {
             "dtype": out.dtype,

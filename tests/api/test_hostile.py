@@ -283,7 +283,7 @@ def test_large_bodies_are_checked_in_the_thread_pool(client, monkeypatch, settin
     assert calls == []  # a small body without data stays on the loop: the hop would cost more
     for route, body in (
         ("/v1/validate", large),
-        ("/v1/evaluate", small),
+        ("/v1/evaluate", large),
         ("/v1/validate/batch", {"ops": [small]}),
     ):
         assert post(client, route, body).status_code in (200, 422)
