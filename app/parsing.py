@@ -50,6 +50,11 @@ def describe_errors(errors: Sequence[Any], most: int | None = None) -> list[dict
         elif error["type"] == "union_tag_not_found":
             entry["path"] = f"{path}.kind" if path != "body" else "kind"
             entry["message"] = f"kind is missing; known kinds: {', '.join(BY_NAME)}"
+            given = error.get("input")
+            if isinstance(given, dict):  # what was sent instead: another format's file shows here
+                entry["message"] += (
+                    f"; the object has the keys {show(list(given))}" if given else "; the object is empty"
+                )
         elif error["type"] == "extra_forbidden" and kind is not None and ".attrs." in f".{path}":
             name = str(error["loc"][-1])  # not from the path: that may be cut short
             attrs = BY_NAME[kind].descriptor.model_fields["attrs"].annotation.model_fields  # type: ignore[union-attr]

@@ -80,6 +80,8 @@ def test_batch_over_the_limit_is_413() -> None:
         (b"[1, 2]", "body", ""),
         (b'{"kind": "ReduceMin", "inputs": []}', "kind", "unknown kind 'ReduceMin'"),
         (b'{"inputs": []}', "kind", "kind is missing"),
+        (b'{"op": "Max", "cases": []}', "kind", "the object has the keys ['op', 'cases']"),
+        (b"{}", "kind", "the object is empty"),
         (b'{"kind": "ReduceMax", "attrs": {"axes": "1"}, "inputs": []}', "attrs.axes", ""),
         (b'{"kind": "ReduceMax", "attrs": {"keep_dims": "yes"}, "inputs": []}', "attrs.keep_dims", ""),
         (b'{"kind": "ReduceMax", "inputs": [{"dtype": "f32"}]}', "inputs[0].shape", "required"),
