@@ -2,7 +2,7 @@
 mix and for all four ops; (b) POST /v1/validate throughput against a bare FastAPI route answering a
 fixed body of the same size, on the same server, in the same run. Prints figures; asserts nothing.
 
-    .venv/bin/python bench/bench_validate.py [--requests 3000]
+    .venv/bin/python bench/bench_validate.py [--requests 1000] [--http-rounds 7]
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from app.core import engine
 from app.core.config import get_settings
 from app.ops import BY_NAME, DESCRIPTOR
-from bench.timing import best_of, verdict
+from bench.timing import best_of, race_median, verdict
 
 MIX = [
     {
@@ -147,7 +147,7 @@ def start_server(port: int) -> Iterator[str]:
         server.wait(timeout=10)
 
 
-def over_http(requests: int) -> None:
+def over_http(requests: int, rounds: int) -> None:
     port = free_port()
     with start_server(port) as base:
         with httpx.Client(base_url=base, timeout=10) as client:
@@ -156,17 +156,14 @@ def over_http(requests: int) -> None:
             validate_size = len(client.post("/v1/validate", content=body, headers=headers).content)
             bare_size = len(client.post("/bare", content=body, headers=headers).content)
 
-            def hammer(path: str) -> float:
-                start = time.perf_counter()
+            def hammer(path: str) -> None:
                 for _ in range(requests):
                     client.post(path, content=body, headers=headers)
-                return requests / (time.perf_counter() - start)
 
-            rates: dict[str, list[float]] = {"/v1/validate": [], "/bare": []}
-            for _ in range(3):  # interleaved rounds, so drift in the machine's load hits both alike
-                for path in rates:
-                    rates[path].append(hammer(path))
-        validate, bare = max(rates["/v1/validate"]), max(rates["/bare"])
+            # Medians of interleaved rounds (as bench_small's HTTP figure): drift in the machine's load
+            # hits both routes alike, and one lucky round of either does not set the ratio.
+            ours, base = race_median(rounds, lambda: hammer("/v1/validate"), lambda: hammer("/bare"))
+        validate, bare = requests / ours, requests / base
         print(f"(b) POST /v1/validate: {validate:8,.0f} req/s ({validate_size} B answers)")
         print(f"    bare fixed route:  {bare:8,.0f} req/s ({bare_size} B answers)")
         print(
@@ -176,7 +173,8 @@ def over_http(requests: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--requests", type=int, default=3000)
+    parser.add_argument("--requests", type=int, default=1000, help="requests per HTTP round")
+    parser.add_argument("--http-rounds", type=int, default=7, help="interleaved HTTP rounds (medians)")
     parser.add_argument("--rounds", type=int, default=400)
     parser.add_argument("--serve", type=int)
     args = parser.parse_args()
@@ -184,7 +182,7 @@ def main() -> None:
         serve(args.serve)
         return
     in_process(args.rounds)
-    over_http(args.requests)
+    over_http(args.requests, args.http_rounds)
 
 
 if __name__ == "__main__":
