@@ -44,7 +44,7 @@ class DType:
             return False
         if self.is_float:
             return self.numpy.type(ml_dtypes.finfo(self.numpy).min)
-        return int(np.iinfo(self.numpy).min)
+        return int(ml_dtypes.iinfo(self.numpy).min)
 
     @property
     def highest(self) -> int | float:
@@ -52,7 +52,7 @@ class DType:
             return True
         if self.is_float:
             return self.numpy.type(ml_dtypes.finfo(self.numpy).max)
-        return int(np.iinfo(self.numpy).max)
+        return int(ml_dtypes.iinfo(self.numpy).max)
 
 
 def _dtype(name: str, numpy_type: type | np.dtype, category: Category) -> DType:
@@ -75,6 +75,12 @@ DTYPES: dict[str, DType] = {
         _dtype("s64", np.int64, "signed"),
         _dtype("u64", np.uint64, "unsigned"),
         _dtype("boolean", np.bool_, "bool"),
+        # oneDNN Graph's narrow types: 8-bit floats and 4-bit integers (one element per byte in NumPy
+        # and on the wire; oneDNN packs s4 / u4 two to a byte in memory).
+        _dtype("f8_e4m3", ml_dtypes.float8_e4m3fn, "float"),
+        _dtype("f8_e5m2", ml_dtypes.float8_e5m2, "float"),
+        _dtype("s4", ml_dtypes.int4, "signed"),
+        _dtype("u4", ml_dtypes.uint4, "unsigned"),
         _dtype("sa8", np.int8, "raw"),
         _dtype("fx16", np.int16, "raw"),
         _dtype("sa32", np.int32, "raw"),
@@ -112,6 +118,8 @@ DTYPE_PATTERN = "^(?:" + "|".join(_any_case(name) for name in sorted(_LOOKUP)) +
 FLOATS = frozenset({"f32", "f16", "bf16", "f64"})
 SIGNED = frozenset({"s8", "s16", "s32", "s64"})
 UNSIGNED = frozenset({"u8", "u16", "u32", "u64"})
+F8 = frozenset({"f8_e4m3", "f8_e5m2"})  # oneDNN Graph's 8-bit floats
+INT4 = frozenset({"s4", "u4"})  # and 4-bit integers
 NUMERIC = FLOATS | SIGNED | UNSIGNED
 INDEX = frozenset({"s32", "s64"})
 

@@ -261,6 +261,11 @@ def refuse_oversize(
                 f"outputs[{index}]",
                 f"output {index} has shape {format_shape(out.shape)}; its size is not known",
             )
+        if out.dtype is None:
+            raise NotEvaluable(
+                f"outputs[{index}].dtype",
+                f"output {index}'s dtype is not determined by the inputs; declare it in `outputs` to evaluate",
+            )
         count = numel(out.shape)  # type: ignore[arg-type]
         if count > settings.max_elements:
             raise LimitExceeded(

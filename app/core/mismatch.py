@@ -29,6 +29,21 @@ FLOAT_CLASSES = (
     MismatchClass("signed_zero", "-0 where +0 is due, or +0 where -0 is due (-0 < +0 in these specs)."),
 )
 VALUE = MismatchClass("value", "Any other wrong value.")
+ROUNDING = MismatchClass(
+    "rounding",
+    "Within the op's stated tolerance of the spec's value, but not bit equal (a different rounding).",
+)
+
+
+@dataclass(frozen=True)
+class Tolerance:
+    """How far an implementation's answer may lie from the reference kernel's and still conform, for ops
+    whose value is not defined exactly (transcendental functions, sums in another order): within `ulps`
+    units in the last place of the output dtype, or within `absolute` (for values near 0)."""
+
+    ulps: int
+    absolute: float = 0.0
+    why: str = ""  # what makes the value inexact, for GET /v1/ops/{kind}
 
 
 @dataclass(frozen=True)

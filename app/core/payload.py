@@ -339,7 +339,7 @@ def to_float_type(doubles: np.ndarray, dt: DType) -> np.ndarray:
 def _integers(flat: np.ndarray, dt: DType, path: str, shape) -> np.ndarray:
     _only(flat, (int,), f"an integer ({dt.name})", path, shape)
     if flat.size:
-        low, high = int(np.iinfo(dt.numpy).min), int(np.iinfo(dt.numpy).max)
+        low, high = int(ml_dtypes.iinfo(dt.numpy).min), int(ml_dtypes.iinfo(dt.numpy).max)
         smallest, largest = min(flat), max(flat)
         if smallest < low or largest > high:
             bad = smallest if smallest < low else largest

@@ -15,7 +15,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.core.diagnostics import Rule
 from app.core.dtypes import FLOATS, describe
-from app.core.mismatch import FLOAT_CLASSES, VALUE, Classify, Explain, Implementation, MismatchClass
+from app.core.mismatch import (
+    FLOAT_CLASSES,
+    VALUE,
+    Classify,
+    Explain,
+    Implementation,
+    MismatchClass,
+    Tolerance,
+)
 from app.core.shapes import Shape
 from app.core.tensors import Tensor
 
@@ -63,9 +71,10 @@ class Port:
 
 @dataclass(frozen=True)
 class OutputType:
-    """An inferred output: canonical dtype and shape (None dims unknown; None shape unknown rank)."""
+    """An inferred output: canonical dtype (None where the inputs leave it open and no output declares
+    it) and shape (None dims unknown; None shape unknown rank)."""
 
-    dtype: str
+    dtype: str | None
     shape: Shape | None
 
 
@@ -114,6 +123,9 @@ class OpSpec:
     classify: Classify | None = None
     explain: Explain | None = None
     implementations: tuple[Implementation, ...] = ()
+    family: str = ""  # the op family it belongs to (eltwise, binary, reduction, ...): how the page groups ops
+    tolerance: Tolerance | None = None  # None: the kernel's answer is exact, compared bit for bit
+    extra: Any = None  # what the builder of a family of ops keeps about a member (app/core/family.py)
     all_rules: tuple[Rule, ...] = field(init=False)
     rule_book: dict[str, Rule] = field(init=False)  # all_rules by id, built once
 

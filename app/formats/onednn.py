@@ -20,6 +20,7 @@ from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any, NoReturn
 
 from app.core.config import Settings
+from app.core.family import ONEDNN
 from app.core.numbers import INT64_MIN
 from app.core.payload import LimitExceeded
 from app.formats import jsonpos
@@ -36,11 +37,13 @@ from app.formats.graph import (
     with_declared_outputs,
 )
 from app.formats.source import not_utf8
+from app.ops import REGISTRY
 
 FORMAT = "onednn"
 UNKNOWN_DIMS = frozenset({-1, INT64_MIN})
-# oneDNN Graph op kinds opspec checks, by the kind oneDNN writes: the same names and attributes.
-KINDS = {"ReduceMax": "ReduceMax"}
+# oneDNN Graph op kinds opspec checks, by the kind oneDNN writes: the same names and attributes. Every
+# op of the registry whose source is the oneDNN Graph operation set is one.
+KINDS = {spec.kind: spec.kind for spec in REGISTRY.values() if spec.source.startswith(ONEDNN)}
 
 
 _WS = re.compile(r"[ \t\n\r]*")
