@@ -77,29 +77,35 @@ def broadcast_rules(kind: str) -> tuple[Rule, ...]:
 # --- shapes ------------------------------------------------------------------------------------------
 
 
-def _numpy_zeros(shapes: Sequence[Shape | None]) -> list[Shape | None]:
-    """oneDNN's numpy broadcasting is NumPy's: a 1 beside a 0 stretches to 0 (`[0]` with `[1]` gives
-    `[0]`), where broadcast_shapes' strict rule takes the largest size. Reading such a 1 as 0 first
+def _numpy_zeros(shapes: Sequence[Shape | None]) -> tuple[list[Shape | None], list[int]]:
+    """oneDNN's numpy broadcasting is NumPy's: a 1 beside a 0 stretches to 0 (`[0]` with `[1]` or with a
+    scalar gives `[0]`), where broadcast_shapes' strict rule takes the largest size. Reading such a 1 as
+    0 first (a missing leading dim too: the shape is padded, and the pad returned to map axes back)
     makes the shared rule give NumPy's answer and leaves every other case to it."""
     known = [s for s in shapes if s is not None]
     rank = max((len(s) for s in known), default=0)
     zero_columns = set()
     for dim in range(rank):
-        sizes = {s[dim - rank + len(s)] for s in known if dim - rank + len(s) >= 0}
+        sizes = {s[dim - rank + len(s)] if dim - rank + len(s) >= 0 else 1 for s in known}
         if 0 in sizes and sizes <= {0, 1}:
             zero_columns.add(dim)
     if not zero_columns:
-        return list(shapes)
+        return list(shapes), [0] * len(shapes)
     out: list[Shape | None] = []
+    pads = []
     for s in shapes:
         if s is None:
             out.append(s)
+            pads.append(0)
             continue
-        lead = rank - len(s)
+        pad = rank - len(s) if any(dim < rank - len(s) for dim in zero_columns) else 0
+        full = (1,) * pad + tuple(s)
+        lead = rank - len(full)
         out.append(
-            tuple(0 if size == 1 and axis + lead in zero_columns else size for axis, size in enumerate(s))
+            tuple(0 if size == 1 and axis + lead in zero_columns else size for axis, size in enumerate(full))
         )
-    return out
+        pads.append(pad)
+    return out, pads
 
 
 _INPUT = re.compile(r"\binputs? (\d+)")
@@ -110,21 +116,22 @@ def broadcast(kind: str, d: Any, ctx: Context, ports: Sequence[tuple[int, str]])
     shapes = [d.inputs[i].shape for i, _ in ports]
     if attr(d, "auto_broadcast") == "none":
         return _equal_shapes(kind, ctx, ports, shapes)
-    answer = broadcast_shapes(_numpy_zeros(shapes))
+    padded, pads = _numpy_zeros(shapes)
+    answer = broadcast_shapes(padded)
     names = {str(k): name for k, (_, name) in enumerate(ports)}
     for p in answer.problems:
         index, name = ports[p.input]
         largest = p.largest
         ctx.error(
             f"{kind}.broadcast",
-            f"inputs[{index}].shape[{p.axis}]",
+            f"inputs[{index}].shape[{p.axis - pads[p.input]}]",
             f"{kind}: {name} {format_shape(shapes[p.input])} has {p.size} in dim {p.dim} of the broadcast, where "
             f"another input has {largest}; with auto_broadcast numpy each input has {largest} or 1 there",
         )
     for a in answer.assumptions:
         index, _ = ports[a.input]
         message = _INPUT.sub(lambda m: names.get(m.group(1), m.group(0)), a.message)
-        ctx.warn(f"{kind}.broadcast.assumption", f"inputs[{index}].shape[{a.axis}]", message)
+        ctx.warn(f"{kind}.broadcast.assumption", f"inputs[{index}].shape[{a.axis - pads[a.input]}]", message)
     return False if answer.problems else answer.shape
 
 
@@ -746,9 +753,11 @@ PRELU_BACKWARD = build(
 
 def _pow(d: Any, arrays: Sequence[np.ndarray], out: Sequence[np.dtype]) -> list[np.ndarray]:
     with np.errstate(all="ignore"):
-        return [
-            np.power(arrays[0].astype(np.float64), np.float64(np.float32(attr(d, "beta")))).astype(np.float32)
-        ]
+        src = arrays[0].astype(np.float64)
+        # An array of exponents: NumPy's scalar fast paths (sqrt for 0.5, ...) would give sqrt(-0) = -0
+        # where pow(-0, 0.5) is +0.
+        beta = np.full_like(src, np.float32(attr(d, "beta")))
+        return [np.power(src, beta).astype(np.float32)]
 
 
 POW = build(
