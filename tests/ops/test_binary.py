@@ -282,3 +282,144 @@ def test_pow_is_ieee_pow_rounded_once(beta) -> None:
                 want = math.copysign(math.inf, float(x)) if odd else math.inf
         want32 = np.float32(f32(want))
         assert same_bits(np.array([g]), np.array([want32])).all(), (x, beta, g, want32)
+
+
+# --- validation: shapes and rules ------------------------------------------------------------------------
+
+
+def validate(
+    client, kind: str, shapes: list, attrs: dict | None = None, dtypes: list | None = None, outputs=None
+):
+    dtypes = dtypes or ["f32"] * len(shapes)
+    body = {"kind": kind, "attrs": attrs or {}, "inputs": [{"dtype": t, "shape": s} for t, s in zip(dtypes, shapes, strict=True)]}  # fmt: skip
+    if outputs is not None:
+        body["outputs"] = outputs
+    response = client.post("/v1/validate", json=body)
+    assert response.status_code == 200, response.text
+    return response.json()
+
+
+def findings(verdict) -> list[tuple[str, str, str, str]]:
+    return [(d["severity"], d["rule"], d["path"], d["message"]) for d in verdict["diagnostics"]]
+
+
+@pytest.mark.parametrize(
+    ("kind", "shapes", "attrs", "dtypes", "shape"),
+    [
+        ("Add", [[2, 3, 4], [3, 1]], {}, None, [2, 3, 4]),
+        ("Multiply", [[0], [1]], {}, None, [0]),  # NumPy's rule, as oneDNN's: a 1 stretches to 0
+        ("Subtract", [[2, 0], []], {}, None, [2, 0]),
+        ("Divide", [[], []], {}, None, []),
+        ("GreaterEqual", [["N", 3], [3]], {}, ["s32", "s32"], ["N", 3]),
+        ("Maximum", [[4, 5], [4, 5]], {"auto_broadcast": "none"}, None, [4, 5]),
+        ("Select", [[4, 5], [2, 3, 4, 5], [2, 3, 4, 5]], {}, ["boolean", "f32", "f32"], [2, 3, 4, 5]),
+        ("Select", [[3, 1, 5], [2, 3, 4, 5], [1]], {}, ["boolean", "f32", "f32"], [2, 3, 4, 5]),
+        ("PReLU", [[2, 3, 4], [3]], {"data_format": "NCX"}, None, [2, 3, 4]),
+        ("PReLU", [[2, 3, 4], [4]], {"data_format": "NCX", "per_channel_broadcast": False}, None, [2, 3, 4]),
+        ("PReLU", [[2, 3, 4], [2, 1, 4]], {}, None, [2, 3, 4]),
+        ("BiasAdd", [[2, 3, 4], [3]], {"data_format": "NCX"}, None, [2, 3, 4]),
+        ("BiasAdd", [[2, 3, 4], [4]], {}, None, [2, 3, 4]),
+        ("BiasAddBackward", [[2, 3, 4, 5]], {"data_format": "NCX"}, None, [3]),
+        ("Pow", [[2, 3]], {"beta": 2}, None, [2, 3]),
+    ],
+)  # fmt: skip
+def test_valid_shapes_are_inferred(client, kind, shapes, attrs, dtypes, shape) -> None:
+    verdict = validate(client, kind, shapes, attrs, dtypes)
+    assert verdict["valid"], verdict["diagnostics"]
+    assert verdict["outputs"][0]["shape"] == shape
+    assert not [d for d in verdict["diagnostics"] if d["severity"] == "error"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "shapes", "attrs", "dtypes", "expected"),
+    [
+        ("Add", [[2, 3], [4]], {}, None,
+         ("Add.broadcast", "inputs[0].shape[1]", "Add: src_0 [2, 3] has 3 in dim 1 of the broadcast, where another "
+          "input has 4; with auto_broadcast numpy each input has 4 or 1 there")),
+        ("Add", [[3], [3, 1]], {"auto_broadcast": "none"}, None,
+         ("Add.auto_broadcast.none", "inputs[1].shape", "Add: src_1 has shape [3, 1] and src_0 [3]; with "
+          "auto_broadcast none the shapes must be equal (numpy broadcasts them)")),
+        ("Add", [[2], [2]], {"auto_broadcast": "bidirectional"}, None,
+         ("Add.attrs.value", "attrs.auto_broadcast", "auto_broadcast is 'bidirectional'; Add supports 'none', 'numpy'")),
+        ("Select", [[3, 5], [2, 3, 4, 5], [2, 3, 4, 5]], {}, ["boolean", "f32", "f32"],
+         ("Select.cond.broadcast", "inputs[0].shape[0]", "Select: cond [3, 5] has 3 in dim 0, against 4 of src_0 "
+          "and src_1 broadcast [2, 3, 4, 5] (aligned on the right); cond's size must be 4 or 1")),
+        ("Select", [[1, 2, 3, 4, 5], [2, 3, 4, 5], [5]], {}, ["boolean", "f32", "f32"],
+         ("Select.cond.broadcast", "inputs[0].shape", "Select: cond [1, 2, 3, 4, 5] has rank 5, above the rank 4 of "
+          "src_0 and src_1 broadcast [2, 3, 4, 5]; cond broadcasts one way to it")),
+        ("Select", [[1, 5], [4, 5], [4, 5]], {"auto_broadcast": "none"}, ["boolean", "f32", "f32"],
+         ("Select.auto_broadcast.none", "inputs[1].shape", "Select: src_0 has shape [4, 5] and cond [1, 5]; with "
+          "auto_broadcast none the shapes must be equal (numpy broadcasts them)")),
+        ("PReLU", [[2, 3, 4], [3]], {}, None,
+         ("PReLU.slope.shape", "inputs[1].shape[0]", "PReLU: slope has 3 elements, but src [2, 3, 4] has 4 in its "
+          "channel dim 2 (data_format NXC); slope is 1-D of src's channel count (per_channel_broadcast true), 1-D of "
+          "src's last dim (false), or nD with each dim, from the right, src's or 1")),
+        ("PReLU", [[2, 3, 4], [5, 2, 3, 4]], {}, None,
+         ("PReLU.slope.shape", "inputs[1].shape", "PReLU: slope [5, 2, 3, 4] has rank 4, above src [2, 3, 4]'s 3; "
+          "slope is 1-D of src's channel count (per_channel_broadcast true), 1-D of src's last dim (false), or nD "
+          "with each dim, from the right, src's or 1")),
+        ("PReLUBackward", [[2, 3, 4], [4], [2, 3, 4]], {"data_format": "NCX"}, None,
+         ("PReLUBackward.slope.shape", "inputs[1].shape[0]", "PReLUBackward: slope has 4 elements, but src [2, 3, 4] "
+          "has 3 channels (dim 1, data_format NCX) ; slope is 1-D of src's channel count or of 1, or nD equal to "
+          "src's shape without its first dim (PyTorch and TensorFlow cases)")),
+        ("PReLUBackward", [[2, 3, 4], [3], [2, 3, 5]], {"data_format": "NCX"}, None,
+         ("PReLUBackward.diff_dst.shape", "inputs[2].shape", "PReLUBackward: diff_dst [2, 3, 5] and src [2, 3, 4] "
+          "differ; they are the same shape (PReLU's dst and src)")),
+        ("BiasAdd", [[4], [4]], {}, None,
+         ("BiasAdd.src.rank", "inputs[0].shape", "BiasAdd: src [4] has rank 1; it needs rank 2 or more (a batch dim "
+          "and a channel dim, as data_format NXC lays them out)")),
+        ("BiasAdd", [[2, 4], [1, 4]], {}, None,
+         ("BiasAdd.bias.rank", "inputs[1].shape", "BiasAdd: bias [1, 4] has rank 2; bias is 1-D")),
+        ("BiasAddBackward", [[4]], {}, None,
+         ("BiasAddBackward.diff_dst.rank", "inputs[0].shape", "BiasAddBackward: diff_dst [4] has rank 1; it needs "
+          "rank 2 or more (a batch dim and a channel dim, as data_format NXC lays them out)")),
+        ("Pow", [[2]], {}, None,
+         ("Pow.attrs.required", "attrs", "Pow needs the attribute beta (f32: exponent, beta in the formula); it is not "
+          "given")),
+        ("Multiply", [[2], [2]], {}, ["s32", "s32"],
+         ("Multiply.src_0.dtype", "inputs[0].dtype", "src_0 has dtype s32; Multiply accepts f32, f16, bf16 there")),
+        ("GreaterEqual", [[2], [2]], {}, ["f32", "s32"],
+         ("GreaterEqual.dtypes", "inputs", "src_0 f32, src_1 s32 is not a combination GreaterEqual supports; its "
+          "table lists (src_0 src_1 dst): f32 f32 boolean; bf16 bf16 boolean; f16 f16 boolean; s32 s32 boolean")),
+    ],
+)  # fmt: skip
+def test_errors_name_the_op_the_value_and_the_range(client, kind, shapes, attrs, dtypes, expected) -> None:
+    verdict = validate(client, kind, shapes, attrs, dtypes)
+    assert not verdict["valid"]
+    assert ("error", *expected) in findings(verdict), findings(verdict)
+
+
+@pytest.mark.parametrize(
+    ("kind", "shapes", "attrs", "dtypes", "outputs", "rule"),
+    [
+        ("Multiply", [[2], [2]], {}, ["bf16", "bf16"], [{"dtype": "f32", "shape": [2]}], "Multiply.onednn.dtypes"),
+        ("Add", [[2], [2]], {}, ["s32", "f32"], [{"dtype": "f32", "shape": [2]}], "Add.onednn.dtypes"),
+        ("Divide", [[2], [2]], {}, ["bf16", "f32"], [{"dtype": "bf16", "shape": [2]}], "Divide.onednn.dtypes"),
+        ("PReLU", [[5], [5]], {}, None, None, "PReLU.onednn.rank"),
+        ("PReLUBackward", [[2, 7, 5, 3, 2], [1, 1, 1, 1, 1], [2, 7, 5, 3, 2]], {"data_format": "NCX"}, None, None,
+         "PReLUBackward.onednn.slope"),
+        ("BiasAddBackward", [[2, 3]], {}, None, None, "BiasAddBackward.onednn.rank"),
+        ("Add", [["N", 3], [4, 1]], {}, None, None, "Add.broadcast.assumption"),
+    ],
+)  # fmt: skip
+def test_what_onednn_accepts_beyond_the_page_is_a_warning(
+    client, kind, shapes, attrs, dtypes, outputs, rule
+) -> None:
+    verdict = validate(client, kind, shapes, attrs, dtypes, outputs)
+    assert verdict["valid"], verdict["diagnostics"]
+    assert [(d["severity"], d["rule"]) for d in verdict["diagnostics"]] == [("warning", rule)]
+
+
+def test_unknown_attribute_is_refused(client) -> None:
+    response = client.post("/v1/validate", json={"kind": "Add", "attrs": {"axis": 1},
+                                                 "inputs": [{"dtype": "f32", "shape": [2]}] * 2})  # fmt: skip
+    assert response.status_code == 422
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_member_lists_its_page(client, kind) -> None:
+    answer = client.get(f"/v1/ops/{kind}").json()
+    assert answer["source"] == f"oneDNN Graph {kind}"
+    assert answer["dtypes"], kind
+    assert all(rule["spec"] for rule in answer["rules"])
+    assert any(note.startswith("Computed as") for note in answer["notes"]), kind
