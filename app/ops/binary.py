@@ -54,6 +54,13 @@ SCHEMA_MIX = constraints("src_0:T1 src_1:T2 dst:T3", T1=FLOATS, T2=FLOATS, T3=FL
 SCHEMA_T = constraints("src_0:T src_1:T dst:T", T=FLOATS)
 
 
+def one_float(ports: str) -> dict[str, Any]:
+    """The table most of these pages have (f32, bf16 or f16, one dtype on every port) and oneDNN's schema
+    for it (one T): `table` and `accepts` for `build`."""
+    table = rows(ports, *(" ".join([dtype] * len(ports.split())) for dtype in FLOATS.split()))
+    return {"table": table, "accepts": constraints(" ".join(f"{p}:T" for p in ports.split()), T=FLOATS)}
+
+
 # --- rules -------------------------------------------------------------------------------------------
 
 
@@ -464,8 +471,7 @@ BIAS_ADD = build(
     summary="dst = src + bias, bias (1-D) added along src's channel dim.",
     inputs=(In("src", "The input tensor, rank 2 or more."), In("bias", "1-D, one value per channel of src.")),
     outputs=(Out("dst", "src's shape and dtype."),),
-    table=rows("src bias dst", "f32 f32 f32", "bf16 bf16 bf16", "f16 f16 f16"),
-    accepts=constraints("src:T bias:T dst:T", T=FLOATS),
+    **one_float("src bias dst"),
     shape=_bias_add_shape,
     kernel=_bias_add,
     attrs=(data_format("Controls how to interpret the shape of `src` and `dst`."),),
@@ -492,8 +498,7 @@ BIAS_ADD_BACKWARD = build(
     summary="diff_bias[c] = the sum of diff_dst over every dim but the channel dim.",
     inputs=(In("diff_dst", "The gradient of BiasAdd's dst."),),
     outputs=(Out("diff_bias", "1-D, one value per channel; diff_dst's dtype."),),
-    table=rows("diff_dst diff_bias", "f32 f32", "bf16 bf16", "f16 f16"),
-    accepts=constraints("diff_dst:T diff_bias:T", T=FLOATS),
+    **one_float("diff_dst diff_bias"),
     shape=_bias_add_backward_shape,
     kernel=lambda d, arrays, out: [channel_sum(_f32(arrays[0]), channel_axis(d, arrays[0].ndim))],
     attrs=(data_format("Controls how to interpret the shape of `diff_dst` and `diff_bias`."),),
@@ -596,10 +601,7 @@ PRELU = build(
     summary="dst = src where src >= 0, slope * src where src < 0; slope broadcast one way to src.",
     inputs=(In("src", "The input tensor."), In("slope", "The negative slope, broadcast to src.")),
     outputs=(Out("dst", "src's shape and dtype."),),
-    table=rows(
-        "src slope dst", "f32 f32 f32", "bf16 bf16 bf16", "f16 f16 f16"
-    ),  # the page's columns: Src Dst Slope
-    accepts=constraints("src:T slope:T dst:T", T=FLOATS),
+    **one_float("src slope dst"),  # the page's columns are Src Dst Slope: ports here are inputs, then outputs
     shape=_prelu_shape,
     kernel=_prelu,
     attrs=(
@@ -708,13 +710,7 @@ PRELU_BACKWARD = build(
         In("diff_dst", "The gradient of PReLU's dst."),
     ),
     outputs=(Out("diff_src", "src's shape."), Out("diff_slope", "slope's shape.")),
-    table=rows(
-        "src slope diff_dst diff_src diff_slope",
-        "f32 f32 f32 f32 f32",
-        "bf16 bf16 bf16 bf16 bf16",
-        "f16 f16 f16 f16 f16",
-    ),
-    accepts=constraints("src:T slope:T diff_dst:T diff_src:T diff_slope:T", T=FLOATS),
+    **one_float("src slope diff_dst diff_src diff_slope"),
     shape=_prelu_backward_shape,
     kernel=_prelu_backward,
     attrs=(data_format("Denotes the data format of the input and output data."),),
@@ -767,8 +763,7 @@ POW = build(
     summary="dst = src ^ beta, elementwise, beta an attribute.",
     inputs=(In("src", "The base."),),
     outputs=(Out("dst", "src's shape and dtype."),),
-    table=rows("src dst", "f32 f32", "bf16 bf16", "f16 f16"),
-    accepts=constraints("src:T dst:T", T=FLOATS),
+    **one_float("src dst"),
     shape=lambda d, ctx: [d.inputs[0].shape],
     kernel=_pow,
     attrs=(Attr("beta", "f32", "exponent, beta in the formula.", required=True),),
