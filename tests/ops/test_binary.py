@@ -423,3 +423,30 @@ def test_every_member_lists_its_page(client, kind) -> None:
     assert answer["dtypes"], kind
     assert all(rule["spec"] for rule in answer["rules"])
     assert any(note.startswith("Computed as") for note in answer["notes"]), kind
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.lists(st.integers(0, 3), max_size=4), min_size=2, max_size=3))
+def test_numpy_broadcasting_is_numpys(shapes) -> None:
+    """Valid exactly where NumPy broadcasts (0 beside 1 included), with NumPy's shape; Select's cond, one way."""
+    from app.core.engine import check
+
+    try:
+        want = list(np.broadcast_shapes(*map(tuple, shapes[:2])))
+    except ValueError:
+        want = None
+    d = DESCRIPTOR.validate_python(
+        {"kind": "Add", "inputs": [{"dtype": "f32", "shape": s} for s in shapes[:2]]}
+    )
+    verdict, _ = check(REGISTRY["Add"], d, Settings())
+    assert verdict.valid is (want is not None)
+    if want is not None:
+        assert list(verdict.outputs[0].shape) == want
+    if len(shapes) == 3:
+        cond = shapes[2]
+        d = DESCRIPTOR.validate_python({"kind": "Select", "inputs": [{"dtype": "boolean", "shape": cond}] + [
+            {"dtype": "f32", "shape": s} for s in shapes[:2]]})  # fmt: skip
+        verdict, _ = check(REGISTRY["Select"], d, Settings())
+        one_way = want is not None and len(cond) <= len(want) and all(
+            c in (1, w) for c, w in zip(cond[::-1], want[::-1], strict=False))  # fmt: skip
+        assert verdict.valid is one_way, (shapes, verdict.diagnostics)
