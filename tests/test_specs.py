@@ -75,5 +75,9 @@ def check_verify(client, descriptor: dict, expect: dict) -> None:
 def test_every_op_has_a_case_file() -> None:
     from app.ops import REGISTRY
 
-    covered = {json.loads(p.read_text())["op"] for p in SPECS.glob("*.json")}
+    documents = [json.loads(p.read_text()) for p in SPECS.glob("*.json")]
+    # A family's file (specs/<family>.json) covers the kinds its cases describe.
+    covered = {d["op"] for d in documents} | {
+        c["descriptor"].get("kind") for d in documents for c in d["cases"]
+    }
     assert set(REGISTRY) <= covered
