@@ -27,15 +27,24 @@ FAMILY = "softmax"
 ONEDNN_VERSION = "oneDNN 3.13"
 FLOATS = "f32 bf16 f16"
 
-TRANSCENDENTAL = Tolerance(
-    ulps=4,
+# Measured against oneDNN 3.13 on seeded f32 inputs (tests/ops/oracle/softmax): SoftMax's dst within
+# 15 ulps, its stats within 26; LogSoftmax within 3.8e-6 absolutely (up to thousands of ulps for values
+# near 0); the backward ops within 77 ulps, 1.2e-7 absolutely.
+SOFTMAX_TOLERANCE = Tolerance(
+    ulps=32,
     absolute=1e-6,
     why="exp and log computed in f64 and rounded once to dst's dtype; oneDNN computes them in f32 with "
-    "its own approximations and another order of the sum",
+    "its own approximations and sums in another order",
+)
+LOG_SOFTMAX_TOLERANCE = Tolerance(
+    ulps=32,
+    absolute=1e-5,
+    why="src - max - log(sum) computed in f64 and rounded once; oneDNN's f32 log of the sum is off by a "
+    "few ulps of the sum's log, which is absolute error in a result that may be near 0",
 )
 # diff_dst minus a sum over the axis: the difference can cancel, so near 0 only an absolute bound holds.
-BACKWARD = Tolerance(
-    ulps=8,
+BACKWARD_TOLERANCE = Tolerance(
+    ulps=32,
     absolute=1e-6,
     why="computed in f64 and rounded once; oneDNN sums the products over the axis in f32 in another "
     "order, and the difference with diff_dst can cancel, so values near 0 are bounded absolutely",
@@ -115,9 +124,12 @@ def member(
     def kernel(d: Any, arrays: Sequence[np.ndarray], out: Sequence[np.dtype]) -> list[np.ndarray]:
         wide = [a.astype(np.float64) for a in arrays]
         axis = wrap_axes([attr(d, "axis", spec.extra)], wide[0].ndim)[0]
-        with np.errstate(all="ignore"):  # inf and NaN are answers here, not faults
+        with np.errstate(all="ignore"):  # inf and NaN are answers here, not faults; rounded once
             results = formula(d, wide, axis)
-        return results[: _asked_outputs(d, required, len(outputs))]
+            return [
+                r.astype(t)
+                for r, t in zip(results[: _asked_outputs(d, required, len(outputs))], out, strict=False)
+            ]
 
     spec = build(
         kind,
@@ -226,7 +238,7 @@ SOFTMAX = member(
         constraints("src:T1 dst:T2 stats:T3", T1=FLOATS, T2=FLOATS, T3="f32"),
         lambda row: row[0] == row[1] or "f32" in row[:2],
     ),
-    tolerance=TRANSCENDENTAL,
+    tolerance=SOFTMAX_TOLERANCE,
 )
 LOG_SOFTMAX = member(
     "LogSoftmax",
@@ -237,7 +249,7 @@ LOG_SOFTMAX = member(
     outputs=(Out("dst", "src's shape and dtype."),),
     table=rows("src dst", "f32 f32", "bf16 bf16", "f16 f16"),
     accepts=constraints("src:T dst:T", T=FLOATS),
-    tolerance=TRANSCENDENTAL,
+    tolerance=LOG_SOFTMAX_TOLERANCE,
 )
 SOFTMAX_BACKWARD = member(
     "SoftMaxBackward",
@@ -251,7 +263,7 @@ SOFTMAX_BACKWARD = member(
     # check_softmax_bwd_output_dtype: diff_src is diff_dst's dtype or f32.
     accepts=narrowed(constraints("diff_dst:T1 dst:T1 diff_src:T2", T1=FLOATS, T2=FLOATS),
                      lambda row: row[2] in (row[0], "f32")),
-    tolerance=BACKWARD,
+    tolerance=BACKWARD_TOLERANCE,
     rules=(_shapes_rule("SoftMaxBackward"),),
 )  # fmt: skip
 LOG_SOFTMAX_BACKWARD = member(
@@ -263,7 +275,7 @@ LOG_SOFTMAX_BACKWARD = member(
     outputs=(Out("diff_src", "diff_dst's shape."),),
     table=rows("diff_dst dst diff_src", "f32 f32 f32", "bf16 bf16 bf16", "f16 f16 f16"),
     accepts=constraints("diff_dst:T dst:T diff_src:T", T=FLOATS),
-    tolerance=BACKWARD,
+    tolerance=BACKWARD_TOLERANCE,
     rules=(_shapes_rule("LogSoftmaxBackward"),),
 )  # fmt: skip
 
