@@ -26,6 +26,19 @@ def wire(a):
     return out
 
 
+def tensor(lt, dtype, shape):
+    """A dense logical tensor as benchdnn's files write one."""
+    strides = [int(np.prod(shape[i + 1 :])) for i in range(len(shape))]
+    return {
+        "id": lt,
+        "dtype": dtype,
+        "shape": shape,
+        "stride": strides,
+        "layout_type": "strided",
+        "property_type": "undef",
+    }
+
+
 def main():
     cases = runpy.run_path(sys.argv[1])["CASES"]
     results = []
@@ -39,33 +52,12 @@ def main():
             ins, outs = [], []
             for k, (dtype, arr) in enumerate(case["inputs"]):
                 arr = np.ascontiguousarray(arr)
-                shape = list(arr.shape)
-                strides = [int(s // arr.itemsize) for s in arr.strides] if arr.ndim else []
-                ins.append(
-                    {
-                        "id": lt,
-                        "dtype": dtype,
-                        "shape": shape,
-                        "stride": strides,
-                        "layout_type": "strided",
-                        "property_type": "undef",
-                    }
-                )
+                ins.append(tensor(lt, dtype, list(arr.shape)))
                 lt += 1
                 raw = arr.view(np.uint16).tobytes() if dtype == "bf16" else arr.tobytes()
                 Path(feed, f"op{op_id}_in{k}.bin").write_bytes(raw)
             for dtype, shape in case["outputs"]:
-                strides = [int(np.prod(shape[i + 1 :])) for i in range(len(shape))]
-                outs.append(
-                    {
-                        "id": lt,
-                        "dtype": dtype,
-                        "shape": shape,
-                        "stride": strides,
-                        "layout_type": "strided",
-                        "property_type": "undef",
-                    }
-                )
+                outs.append(tensor(lt, dtype, shape))
                 lt += 1
             attrs = {name: {"type": t, "value": v} for name, (t, v) in case.get("attrs", {}).items()}
             graph.append(
