@@ -283,7 +283,13 @@ def _min(src: np.ndarray, reduced: tuple[int, ...], keep: bool) -> np.ndarray:
 
 
 def member(
-    kind: str, summary: str, what: str, empty: str, reduce: Reduce, tolerance: Tolerance | None
+    kind: str,
+    summary: str,
+    what: str,
+    empty: str,
+    reduce: Reduce,
+    tolerance: Tolerance | None,
+    notes: Sequence[str] = (),
 ) -> Any:
     """A reduction from its page: `what` names its result, `empty` says what a reduction over no values
     gives, `reduce` computes it."""
@@ -313,7 +319,7 @@ def member(
         kernel=kernel,
         attrs=ATTRS,
         rules=rule.rules(f"oneDNN Graph {kind}", f"docs/ops/reduction.md, {kind}"),
-        notes=rule.notes(),
+        notes=(*rule.notes(), *notes, *((f"Evaluation: {tolerance.why}.",) if tolerance else ())),
         tolerance=tolerance,
     )
 
@@ -335,7 +341,9 @@ REDUCE_L2 = member("ReduceL2", "L2 norm (square root of the sum of squares) over
 REDUCE_MEAN = member("ReduceMean", "Arithmetic mean of src over the given axes.", "mean", "NaN (0 / 0)",
                      folded(lambda x: _sum(x) / np.float32(x.shape[-1])), _inexact("src, divided by the count,"))
 REDUCE_MIN = member("ReduceMin", "Minimum of src over the given axes (NaN absorbs, -0 below +0).", "minimum",
-                    "+inf", _min, None)
+                    "+inf", _min, None, notes=(
+    "oneDNN 3.13 answers the minimum of -0 and +0 by operand order ([-0, +0] gives +0) and skips a NaN "
+    "unless it comes last ([1, NaN, 2] gives 2); opspec's minimum is exact: -0 below +0, NaN absorbs.",))
 REDUCE_PROD = member("ReduceProd", "Product of src over the given axes.", "product", "1",
                      folded(_product), _inexact("the product of src"))
 REDUCE_SUM = member("ReduceSum", "Sum of src over the given axes.", "sum", "0", folded(_sum), _inexact("src"))

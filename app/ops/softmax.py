@@ -101,6 +101,7 @@ def member(
     accepts: Any,
     tolerance: Tolerance,
     rules: Sequence[Rule] = (),
+    notes: Sequence[str] = (),
 ) -> Any:
     """A member: outputs of src's shape (SoftMax's stats with 1 at the axis), checked axis, f64 formula."""
     port = inputs[0].name
@@ -144,6 +145,11 @@ def member(
         kernel=kernel,
         attrs=attrs,
         rules=(_axis_rule(kind), *rules),
+        notes=(
+            f"{ONEDNN_VERSION} aborts the process (SIGABRT) on an axis out of range; opspec names the rule.",
+            *notes,
+            f"Evaluation: {tolerance.why}.",
+        ),
         tolerance=tolerance,
     )
     return spec
@@ -239,6 +245,12 @@ SOFTMAX = member(
         lambda row: row[0] == row[1] or "f32" in row[:2],
     ),
     tolerance=SOFTMAX_TOLERANCE,
+    notes=(
+        "A slice holding NaN or +inf: the formula gives NaN throughout; oneDNN 3.13 gives NaN at that "
+        "element, 0 elsewhere and +inf stats (measured).",
+        "mode inf_as_zero on a slice of only -inf: zeros, and stats 0 as oneDNN 3.13 gives (the page is "
+        "silent on stats).",
+    ),
 )
 LOG_SOFTMAX = member(
     "LogSoftmax",
@@ -250,6 +262,10 @@ LOG_SOFTMAX = member(
     table=rows("src dst", "f32 f32", "bf16 bf16", "f16 f16"),
     accepts=constraints("src:T dst:T", T=FLOATS),
     tolerance=LOG_SOFTMAX_TOLERANCE,
+    notes=(
+        "A slice holding NaN or +inf: the formula gives NaN throughout; oneDNN 3.13 gives NaN at that "
+        "element and -inf elsewhere (measured).",
+    ),
 )
 SOFTMAX_BACKWARD = member(
     "SoftMaxBackward",
@@ -265,6 +281,7 @@ SOFTMAX_BACKWARD = member(
                      lambda row: row[2] in (row[0], "f32")),
     tolerance=BACKWARD_TOLERANCE,
     rules=(_shapes_rule("SoftMaxBackward"),),
+    notes=("oneDNN 3.13 accepts a dst of another shape than diff_dst at add_op and aborts at compile.",),
 )  # fmt: skip
 LOG_SOFTMAX_BACKWARD = member(
     "LogSoftmaxBackward",
@@ -277,6 +294,7 @@ LOG_SOFTMAX_BACKWARD = member(
     accepts=constraints("diff_dst:T dst:T diff_src:T", T=FLOATS),
     tolerance=BACKWARD_TOLERANCE,
     rules=(_shapes_rule("LogSoftmaxBackward"),),
+    notes=("oneDNN 3.13 accepts a dst of another shape than diff_dst at add_op and aborts at compile.",),
 )  # fmt: skip
 
 OPS = (SOFTMAX, LOG_SOFTMAX, SOFTMAX_BACKWARD, LOG_SOFTMAX_BACKWARD)
