@@ -14,11 +14,10 @@ import numpy as np
 from pydantic import Field, StrictBool, field_validator
 
 from app.core.dtypes import FLOATS
-from app.core.engine import Context
 from app.core.kernels import reduce_max
 from app.core.mismatch import Implementation, Modelled, differing_positions
 from app.core.numbers import Int64, int64s_as_given
-from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
+from app.core.registry import Attrs, Descriptor, OpSpec, Port
 from app.ops.reduction import FAMILY, AxesRule, reduced_axes
 
 KIND = "ReduceMax"
@@ -44,17 +43,9 @@ class ReduceMaxOp(Descriptor):
     attrs: ReduceMaxAttrs = Field(default_factory=ReduceMaxAttrs)
 
 
-AXES = AxesRule(KIND, "maximum", "-inf")
+AXES = AxesRule(KIND, "maximum", "-inf", SRC_DTYPES)
 RULES = AXES.rules(SPEC, "SPEC-NOTES, ReduceMax")
-
-
-def infer(d: ReduceMaxOp, ctx: Context) -> list[OutputType] | None:
-    src = d.inputs[0]
-    dtype = src.dtype if src.dtype in SRC_DTYPES else None
-    ok, shape = AXES.shape(d, ctx)
-    if not ok or dtype is None:
-        return None
-    return [OutputType(dtype, shape)]
+infer = AXES.infer
 
 
 def output_dtypes(d: ReduceMaxOp) -> list[str | None]:

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -31,6 +31,7 @@ from app.core.family import Attr, In, Out, build, constraints, rows
 from app.core.kernels import reduce_max
 from app.core.mismatch import Tolerance
 from app.core.numbers import show
+from app.core.registry import OutputType
 from app.core.shapes import Shape, axis_problems, format_shape, reduce_shape, wrap_axes
 
 FAMILY = "reduction"
@@ -43,11 +44,12 @@ class AxesRule:
 
     Rule ids are spelled once per kind here, not per check: a check is on every descriptor."""
 
-    __slots__ = ("empty", "exclusive", "kind", "onednn_empty", "onednn_two", "onednn_zero", "range",
+    __slots__ = ("dtypes", "empty", "exclusive", "kind", "onednn_empty", "onednn_two", "onednn_zero", "range",
                  "rank", "reduce_empty", "unique", "what")  # fmt: skip
 
-    def __init__(self, kind: str, what: str, empty: str):
+    def __init__(self, kind: str, what: str, empty: str, dtypes: frozenset[str]):
         self.kind = kind
+        self.dtypes = dtypes  # src's dtypes that give dst a dtype (src's)
         self.what = what  # the reduction's noun: "maximum", "sum", ...
         self.empty = empty  # what a reduction over no values gives: "-inf", "0", ...
         self.exclusive = f"{kind}.axes.exclusive"
@@ -90,11 +92,17 @@ class AxesRule:
             "opspec reports them at validation, naming the axis and the range.",
         )
 
-    def shape(self, d: Any, ctx: Context) -> tuple[bool, Shape | None]:
-        """(False, None) when an axes rule failed; else (True, dst's shape), None for an unknown rank."""
+    def infer(self, d: Any, ctx: Context) -> list[OutputType] | None:
+        """dst's dtype (src's, when one of `dtypes`) and shape (None for an unknown rank); None when an
+        axes rule failed or src's dtype is not one of `dtypes`. A whole shape rule, so that ReduceMax's
+        check calls it as its own (no layer between: the check is on every descriptor)."""
         src = d.inputs[0]
-        axes, path = self._axes_source(d, ctx)
-        keep = d.attrs.keep_dims is True
+        dtype = src.dtype if src.dtype in self.dtypes else None
+        if len(d.inputs) < 2:  # the common case, inline
+            axes, path = list(d.attrs.axes or ()), "attrs.axes"
+        else:
+            axes, path = self._axes_input(d, ctx)
+        keep = d.attrs.keep_dims  # None (absent, where no default fills it) reads as false
         if axes == []:  # whatever src's rank: oneDNN rejects empty axes before it looks at shapes
             ctx.warn(
                 self.onednn_empty,
@@ -104,26 +112,27 @@ class AxesRule:
             )
         if src.shape is None:
             if axes is not None and not self._check_repeats(axes, path, ctx):
-                return False, None
-            return True, None
+                return None
+            return None if dtype is None else [OutputType(dtype, None)]
         rank = len(src.shape)
         if axes is None:
-            return self._unknown_values(d, src.shape, keep, ctx)
+            shape = self._unknown_values(d, src.shape, keep, ctx)
+            return None if dtype is None or shape is False else [OutputType(dtype, shape)]
         reduced = wrap_axes(axes, rank)
         if len(reduced) < len(axes):  # an axis dropped: out of range or a repeat, which axis_problems names
             for problem in axis_problems(axes, rank, operand="src"):
                 rule = self.range if problem.kind == "range" else self.unique
                 ctx.error(rule, f"{path}[{problem.position}]", lambda problem=problem: problem.message)
-            return False, None
+            return None
         if 0 in src.shape:  # the zero-size findings, looked for only where there is a 0
             self._zero_size(src.shape, reduced, ctx)
-        return True, reduce_shape(src.shape, reduced, keep)
+        if dtype is None:
+            return None
+        return [OutputType(dtype, reduce_shape(src.shape, reduced, keep))]
 
-    def _axes_source(self, d: Any, ctx: Context) -> tuple[list[int] | None, str]:
-        """The axes to reduce and the path they came from; None when an axes input has no values yet."""
+    def _axes_input(self, d: Any, ctx: Context) -> tuple[list[int] | None, str]:
+        """The axes from the axes input and the path they came from; None when it has no values yet."""
         attribute = d.attrs.axes
-        if len(d.inputs) < 2:
-            return list(attribute or ()), "attrs.axes"
         if attribute:
             ctx.error(
                 self.exclusive,
@@ -163,8 +172,11 @@ class AxesRule:
             first.setdefault(axis, position)
         return len(first) == len(axes)
 
-    def _unknown_values(self, d: Any, shape: Shape, keep: bool, ctx: Context) -> tuple[bool, Shape | None]:
-        """An axes input without values: with keep_dims the rank stays and only dims already 1 are certain."""
+    def _unknown_values(
+        self, d: Any, shape: Shape, keep: bool, ctx: Context
+    ) -> Shape | Literal[False] | None:
+        """An axes input without values: with keep_dims the rank stays and only dims already 1 are certain.
+        False when the axes cannot be unique."""
         rank = len(shape)
         axes_shape = d.inputs[1].shape
         count = axes_shape[0] if axes_shape and len(axes_shape) == 1 else None
@@ -176,14 +188,14 @@ class AxesRule:
                 f"the axes input holds {count} axes, but src {format_shape(shape)} has rank {rank}: "
                 f"at most {rank} axes can be unique",
             )
-            return False, None
+            return False
         if count == rank:  # unique and in range, so every axis: which order they come in does not matter
-            return True, reduce_shape(shape, range(rank), keep)
+            return reduce_shape(shape, range(rank), keep)
         if keep:
-            return True, tuple(1 if dim == 1 else None for dim in shape)
+            return tuple(1 if dim == 1 else None for dim in shape)
         if isinstance(count, int):
-            return True, (None,) * (rank - count)
-        return True, None
+            return (None,) * (rank - count)
+        return None
 
     def _zero_size(self, shape: Shape, reduced: tuple[int, ...], ctx: Context) -> None:
         for axis in reduced:
@@ -215,6 +227,7 @@ def reduced_axes(d: Any, arrays: Sequence[np.ndarray]) -> tuple[int, ...]:
 # Every page's table (Src, Dst, Axes; columns here in port order) and oneDNN's schema (T1 on src and
 # dst, T2 on axes) say the same.
 TABLE = rows("src axes dst", "f32 s32 f32", "bf16 s32 bf16", "f16 s32 f16")
+FLOATS = frozenset({"f32", "bf16", "f16"})
 SCHEMA = constraints("src:T1 axes:T2 dst:T1", T1="f32 bf16 f16", T2="s32")
 ATTRS = (
     Attr("axes", "s64[]", "Axes of src to reduce, each in [-r, r-1]; negatives count from the end. Empty (the "
@@ -293,11 +306,11 @@ def member(
 ) -> Any:
     """A reduction from its page: `what` names its result, `empty` says what a reduction over no values
     gives, `reduce` computes it."""
-    rule = AxesRule(kind, what, empty)
+    rule = AxesRule(kind, what, empty, FLOATS)
 
     def shape(d: Any, ctx: Context) -> list[Shape | None] | None:
-        ok, dst = rule.shape(d, ctx)
-        return [dst] if ok else None
+        out = rule.infer(d, ctx)  # src's dtype is build's to check: only the shape is taken here
+        return None if out is None else [out[0].shape]
 
     def kernel(d: Any, arrays: Sequence[np.ndarray], out: Sequence[np.dtype]) -> list[np.ndarray]:
         src, reduced = arrays[0], reduced_axes(d, arrays)
