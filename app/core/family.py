@@ -282,7 +282,8 @@ def build(
         shapes = shape(d, ctx)
         if shapes is None or dtypes is None:
             return None
-        return [OutputType(dt, sh) for dt, sh in zip(dtypes, shapes, strict=True)]  # type: ignore[arg-type]
+        # A shape rule may answer fewer outputs than the ports: optional ones not asked for.
+        return [OutputType(dt, sh) for dt, sh in zip(dtypes[: len(shapes)], shapes, strict=True)]  # type: ignore[arg-type]
 
     def output_dtypes(d: Any) -> list[str | None]:
         return output_dtype_choice(fam, d)
@@ -298,7 +299,10 @@ def build(
                 )
         numpy_types = [DTYPES[dt].numpy for dt in out]  # type: ignore[index]
         results = kernel(d, arrays, numpy_types)
-        return [np.asarray(r).astype(t, copy=False) for r, t in zip(results, numpy_types, strict=True)]
+        return [
+            np.asarray(r).astype(t, copy=False)
+            for r, t in zip(results, numpy_types[: len(results)], strict=True)
+        ]
 
     spec = OpSpec(
         kind=kind,
