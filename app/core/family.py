@@ -282,13 +282,14 @@ def build(
         shapes = shape(d, ctx)
         if shapes is None or dtypes is None:
             return None
-        return [OutputType(dt, sh) for dt, sh in zip(dtypes, shapes, strict=True)]  # type: ignore[arg-type]
+        n = present_outputs(outputs, d)
+        return [OutputType(dt, sh) for dt, sh in zip(dtypes[:n], shapes[:n], strict=True)]  # type: ignore[arg-type]
 
     def output_dtypes(d: Any) -> list[str | None]:
-        return output_dtype_choice(fam, d)
+        return output_dtype_choice(fam, d)[: present_outputs(outputs, d)]
 
     def evaluate(d: Any, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
-        out = output_dtype_choice(fam, d)
+        out = output_dtype_choice(fam, d)[: present_outputs(outputs, d)]
         for index, dtype in enumerate(out):
             if dtype is None:
                 raise NotEvaluable(
@@ -297,7 +298,7 @@ def build(
                     "`outputs` to evaluate",
                 )
         numpy_types = [DTYPES[dt].numpy for dt in out]  # type: ignore[index]
-        results = kernel(d, arrays, numpy_types)
+        results = kernel(d, arrays, numpy_types)[: len(numpy_types)]
         return [np.asarray(r).astype(t, copy=False) for r, t in zip(results, numpy_types, strict=True)]
 
     spec = OpSpec(
@@ -321,6 +322,14 @@ def build(
     )
     spec_holder.append(spec)
     return spec
+
+
+def present_outputs(ports: Sequence[Out], d: Any) -> int:
+    """How many outputs the op gives: its required ones, and the trailing optional ones declared (Dropout's
+    mask). A family's shape rule and kernel answer for every port; the ones not present are dropped."""
+    required = sum(1 for p in ports if not p.optional)
+    declared = len(d.outputs) if d.outputs is not None else 0
+    return max(required, min(declared, len(ports)))
 
 
 def _check_attrs(kind: str, fam: Family, d: Any, ctx: Context) -> bool:
