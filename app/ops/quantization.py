@@ -41,6 +41,7 @@ from app.core.shapes import Shape, axis_problems, format_shape, wrap_axes
 FAMILY = "quantization"
 F8 = ("f8_e4m3", "f8_e5m2")
 PER_TENSOR, PER_CHANNEL, PER_GROUP = "per_tensor", "per_channel", "per_group"
+BYTES = (np.dtype(np.int8), np.dtype(np.uint8))
 
 
 def _qtype(values: tuple[str, ...]) -> Attr:
@@ -282,6 +283,11 @@ def _axis(d: Any, rank: int) -> int | None:
     return wrap_axes([_axis_of(d)], rank)[0] if _qtype_of(d) == PER_CHANNEL else None
 
 
+def _cast(src: np.ndarray, dst: np.dtype) -> np.ndarray:
+    with np.errstate(over="ignore"):  # past dst's range is inf: an answer, not a fault
+        return src.astype(dst)
+
+
 def quantize(src: np.ndarray, scale: np.ndarray, zp: np.ndarray | None, dst: np.dtype) -> np.ndarray:
     with np.errstate(all="ignore"):  # x / 0 and NaN are answers here (saturated, or 0)
         q = src.astype(np.float32) / scale
@@ -298,7 +304,8 @@ def dequantize(src: np.ndarray, scale: np.ndarray, zp: np.ndarray | None, dst: n
     x = src.astype(np.float32)
     if zp is not None:
         x = x - zp
-    return (x * scale).astype(dst)
+    with np.errstate(over="ignore"):  # past dst's range is inf: an answer, not a fault
+        return (x * scale).astype(dst)
 
 
 def _static(fn: Any) -> Any:
@@ -326,12 +333,14 @@ def _dynamic(fn: Any) -> Any:
             groups = attr(d, "group_shape")
             scale = _expand_groups(arrays[1].astype(np.float32), groups)
             zp = _expand_groups(arrays[2].astype(np.float32), groups) if len(arrays) > 2 else None
-            # oneDNN's grouped kernel gives +0 where (src - zp) * scale is a zero (measured, f32): -0 + 0.
-            return [fn(src, scale, zp, np.dtype(np.float32)).astype(np.float32) + np.float32(0)]
+            result = fn(src, scale, zp, np.dtype(np.float32))
+            # oneDNN's grouped kernel for 8-bit src gives +0 where (src - zp) * scale is a zero (-0 + 0); for
+            # 4-bit src a zero keeps its sign (measured, f32).
+            return [_cast(result + np.float32(0) if src.dtype in BYTES else result, out[0])]
         axis = _axis(d, src.ndim)
         scale = _per_channel(arrays[1].astype(np.float32), src.shape, axis)
         zp = _per_channel(arrays[2].astype(np.float32), src.shape, axis) if len(arrays) > 2 else None
-        return [fn(src, scale, zp, out[0] if fn is quantize else np.dtype(np.float32))]
+        return [fn(src, scale, zp, out[0])]
 
     return kernel
 
@@ -439,8 +448,8 @@ DYNAMIC_DEQUANTIZE = build(
     attrs=(_qtype((PER_TENSOR, PER_CHANNEL, PER_GROUP)), AXIS, GROUP_SHAPE),
     rules=_rules("DynamicDequantize", dynamic=True, grouped=True),
     notes=(
-        "dst = (src - zp) * scale in f32, rounded once to dst's dtype. per_tensor and per_channel keep a zero "
-        "result's sign; per_group gives +0 there, as oneDNN's grouped kernel does (measured).",
+        "dst = (src - zp) * scale in f32, rounded once to dst's dtype. per_tensor, per_channel and 4-bit per_group "
+        "keep a zero result's sign; 8-bit per_group gives +0 there, as oneDNN's grouped kernel does (measured).",
         "The page's table pairs s4 / u4 with s4, u4, s32 zero points; oneDNN also accepts u8 ones (benchdnn's "
         "int4 graphs use them): valid, with the DynamicDequantize.onednn.dtypes warning.",
         "The attribute table lists per_tensor and per_channel; the page's text describes per_group with "
@@ -460,7 +469,7 @@ TYPECAST = build(
     # The schema's T1 x T2 less its constraint (not the same dtype, not bf16 <-> f16) is the table.
     accepts=None,
     shape=same_as_input(0),
-    kernel=lambda d, arrays, out: [arrays[0].astype(out[0])],
+    kernel=lambda d, arrays, out: [_cast(arrays[0], out[0])],
 )
 
 REORDER = build(
