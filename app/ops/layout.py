@@ -32,6 +32,12 @@ FLOAT_SCHEMA = constraints("src:T dst:T", T="f32 bf16 f16")
 SRC = In("src", "The tensor.")
 
 
+def member(kind: str, **fields: Any) -> Any:
+    """A member of the family: its page is its kind; one src, the float table, unless it says otherwise."""
+    defaults = {"inputs": (SRC,), "table": FLOAT_SAME, "accepts": FLOAT_SCHEMA}
+    return build(kind, family=FAMILY, page=kind, **{**defaults, **fields})
+
+
 def _page(kind: str) -> str:
     return f"{ONEDNN} {kind}"
 
@@ -125,15 +131,10 @@ def _reshape_volume(src: Shape, out: list[Dim], inferred: int | None, shape: Any
         out[inferred] = src_known // out_known
 
 
-STATIC_RESHAPE = build(
+STATIC_RESHAPE = member(
     RESHAPE,
-    family=FAMILY,
-    page=RESHAPE,
     summary="dst = src with the dims of `shape` (-1 inferred; 0 copies src's dim with special_zero).",
-    inputs=(SRC,),
     outputs=(Out("dst", "shape's dims; src's dtype."),),
-    table=FLOAT_SAME,
-    accepts=FLOAT_SCHEMA,
     shape=_reshape,
     kernel=lambda d, arrays, out: [arrays[0].reshape(_static_shape(d, arrays[0]))],
     attrs=(
@@ -192,15 +193,10 @@ def _transpose(d: Any, ctx: Context) -> list[Shape] | None:
     return [tuple(src[axis] for axis in wrap_axes(order, rank))]
 
 
-STATIC_TRANSPOSE = build(
+STATIC_TRANSPOSE = member(
     TRANSPOSE,
-    family=FAMILY,
-    page=TRANSPOSE,
     summary="dst = src with its dims permuted: dst dim i is src dim order[i].",
-    inputs=(SRC,),
     outputs=(Out("dst", "src's dims in `order`; src's dtype."),),
-    table=FLOAT_SAME,
-    accepts=FLOAT_SCHEMA,
     shape=_transpose,
     kernel=lambda d, arrays, out: [np.transpose(arrays[0], wrap_axes(attr(d, "order"), arrays[0].ndim))],
     attrs=(Attr("order", "s64[]", "The permutation: each dim of src once, in [-N, N-1].", required=True),),
@@ -262,10 +258,8 @@ def _concat(d: Any, ctx: Context) -> list[Shape] | None:
     return [tuple(out)] if ok else None
 
 
-CONCAT_OP = build(
+CONCAT_OP = member(
     CONCAT,
-    family=FAMILY,
-    page=CONCAT,
     summary="dst = the inputs joined along `axis`, in order.",
     inputs=(In("src_i", "The tensors to join: one or more, of one dtype and rank.", variadic=True),),
     outputs=(Out("dst", "The inputs' dims, with the axis dims summed; their dtype."),),
@@ -305,12 +299,9 @@ def _indices(d: Any, arrays: Sequence[np.ndarray], out: Sequence[np.dtype]) -> l
     return [np.broadcast_to(np.arange(src.shape[axis], dtype=np.int32).reshape(shape), src.shape).copy()]
 
 
-GEN_INDEX = build(
+GEN_INDEX = member(
     GENINDEX,
-    family=FAMILY,
-    page=GENINDEX,
     summary="dst[i...] = the index of i... along `axis`, as s32, in src's shape.",
-    inputs=(SRC,),
     outputs=(Out("dst", "src's shape, s32."),),
     table=rows("src dst", "f32 s32", "bf16 s32", "f16 s32"),
     accepts=constraints("src:T1 dst:T2", T1="f32 bf16 f16", T2="s32"),
@@ -353,10 +344,8 @@ def _dropout_kernel(d: Any, arrays: Sequence[np.ndarray], out: Sequence[np.dtype
     )
 
 
-DROPOUT_OP = build(
+DROPOUT_OP = member(
     DROPOUT,
-    family=FAMILY,
-    page=DROPOUT,
     summary="dst = mask * src / (1 - P), mask = PRNG(seed, offset) > P; mask optionally given as u8.",
     inputs=(SRC, In("seed", "The PRNG's seed."), In("offset", "The PRNG's offset."),
             In("probability", "P, the chance of dropping each element, in [0, 1].")),
@@ -385,12 +374,9 @@ DROPOUT_OP = build(
 
 # --- End ------------------------------------------------------------------------------------------
 
-END = build(
+END = member(
     "End",
-    family=FAMILY,
-    page="End",
     summary="Marks where a tensor's uses end; one input, no outputs.",
-    inputs=(SRC,),
     outputs=(),
     table=rows("src", "f32", "f16", "bf16"),
     accepts=constraints("src:T", T="f32 f16 bf16 s8 u8 s32"),

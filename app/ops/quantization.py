@@ -365,19 +365,39 @@ AXIS_NOTE = (
     "on rank-1 per_tensor Quantize)."
 )
 
-QUANTIZE = build(
+
+def member(kind: str, **fields: Any) -> Any:
+    """A member of the family: its page is its kind; one src and one dst unless it says otherwise."""
+    return build(kind, family=FAMILY, page=kind, **{"inputs": (SRC,), "outputs": (DST,), **fields})
+
+
+def checked(check: Any, kind: str) -> Any:
+    """The family's shape rule (dst has src's shape) after the member's own checks."""
+
+    def rule(d: Any, ctx: Context) -> Any:
+        check(kind, d, ctx)
+        return same_as_input(0)(d, ctx)
+
+    return rule
+
+
+def static(kind: str, fn: Any, **fields: Any) -> Any:
+    """Quantize or Dequantize: scales and zps as attributes."""
+    return member(kind, shape=checked(_check_static, kind), kernel=_static(fn), rules=_rules(kind, dynamic=False),
+                  attrs=(_qtype((PER_TENSOR, PER_CHANNEL)), AXIS, SCALES, ZPS), **fields)  # fmt: skip
+
+
+def dynamic(kind: str, fn: Any, **fields: Any) -> Any:
+    """DynamicQuantize or DynamicDequantize: scales and zps as inputs."""
+    return member(kind, shape=checked(_check_dynamic, kind), kernel=_dynamic(fn), **fields)
+
+
+QUANTIZE = static(
     "Quantize",
-    family=FAMILY,
-    page="Quantize",
+    quantize,
     summary="dst = round(src / scale + zp), per tensor or per channel; f32 to s8, u8, f8_e4m3, f8_e5m2.",
-    inputs=(SRC,),
-    outputs=(DST,),
     table=rows("src dst", f"f32 {QUANTIZED}"),
     accepts=constraints("src:T1 dst:T2", T1="f32", T2="u8 s8 f8_e5m2 f8_e4m3"),
-    shape=lambda d, ctx: (_check_static("Quantize", d, ctx), same_as_input(0)(d, ctx))[1],
-    kernel=_static(quantize),
-    attrs=(_qtype((PER_TENSOR, PER_CHANNEL)), AXIS, SCALES, ZPS),
-    rules=_rules("Quantize", dynamic=False),
     notes=(SIGN_NOTE, F8_NOTE, AXIS_NOTE),
     examples=(
         {
@@ -389,19 +409,13 @@ QUANTIZE = build(
     ),
 )
 
-DEQUANTIZE = build(
+DEQUANTIZE = static(
     "Dequantize",
-    family=FAMILY,
-    page="Dequantize",
+    dequantize,
     summary="dst = (src - zp) * scale, per tensor or per channel; s8, u8, f8_e4m3, f8_e5m2 to f32.",
-    inputs=(SRC,),
     outputs=(Out("dst", "src's shape, f32."),),
     table=rows("src dst", f"{QUANTIZED} f32"),
     accepts=constraints("src:T1 dst:T2", T1="u8 s8 f8_e5m2 f8_e4m3", T2="f32"),
-    shape=lambda d, ctx: (_check_static("Dequantize", d, ctx), same_as_input(0)(d, ctx))[1],
-    kernel=_static(dequantize),
-    attrs=(_qtype((PER_TENSOR, PER_CHANNEL)), AXIS, SCALES, ZPS),
-    rules=_rules("Dequantize", dynamic=False),
     notes=("dst = (src - zp) * scale in f32, one rounding each; a zero result keeps its sign (oneDNN agrees).",
            AXIS_NOTE),
     examples=(
@@ -413,27 +427,22 @@ DEQUANTIZE = build(
     ),
 )  # fmt: skip
 
-DYNAMIC_QUANTIZE = build(
+DYNAMIC_QUANTIZE = dynamic(
     "DynamicQuantize",
-    family=FAMILY,
-    page="DynamicQuantize",
+    quantize,
     summary="Quantize with scales and zero points as input tensors; f32 to s8 or u8.",
     inputs=(SRC, In("scales", "f32, 1-D: one value, or one per channel."),
             In("zps", "1-D zero points, as many as scales.", optional=True)),
-    outputs=(DST,),
     table=rows("src scales zps dst", "f32 f32 s8,u8,s32 s8", "f32 f32 s8,u8,s32 u8"),
     accepts=constraints("src:T1 scales:T1 zps:T2 dst:T3", T1="f32", T2="u8 s8 s32", T3="u8 s8"),
-    shape=lambda d, ctx: (_check_dynamic("DynamicQuantize", d, ctx), same_as_input(0)(d, ctx))[1],
-    kernel=_dynamic(quantize),
     attrs=(_qtype((PER_TENSOR, PER_CHANNEL)), AXIS),
     rules=_rules("DynamicQuantize", dynamic=True),
     notes=(SIGN_NOTE, AXIS_NOTE),
 )  # fmt: skip
 
-DYNAMIC_DEQUANTIZE = build(
+DYNAMIC_DEQUANTIZE = dynamic(
     "DynamicDequantize",
-    family=FAMILY,
-    page="DynamicDequantize",
+    dequantize,
     summary="Dequantize with scales and zero points as input tensors, per tensor, channel or group; s8, u8, "
     "s4, u4 to f32, bf16, f16.",
     inputs=(SRC, In("scales", "f32, bf16 or f16 (dst's dtype): one value, one per channel, or one per group."),
@@ -443,8 +452,6 @@ DYNAMIC_DEQUANTIZE = build(
                ("s4,u4", "s4,u4,s32")) for f in ("f16", "bf16", "f32"))),
     accepts=constraints("src:T1 scales:T2 zps:T3 dst:T2", T1="u8 s8 s4 u4", T2="bf16 f16 f32",
                         T3="u4 s4 u8 s8 s32"),
-    shape=lambda d, ctx: (_check_dynamic("DynamicDequantize", d, ctx), same_as_input(0)(d, ctx))[1],
-    kernel=_dynamic(dequantize),
     attrs=(_qtype((PER_TENSOR, PER_CHANNEL, PER_GROUP)), AXIS, GROUP_SHAPE),
     rules=_rules("DynamicDequantize", dynamic=True, grouped=True),
     notes=(
@@ -458,13 +465,9 @@ DYNAMIC_DEQUANTIZE = build(
     ),
 )  # fmt: skip
 
-TYPECAST = build(
+TYPECAST = member(
     "TypeCast",
-    family=FAMILY,
-    page="TypeCast",
     summary="dst = src converted to dst's dtype, rounded to nearest even; f32 <-> bf16, f16.",
-    inputs=(SRC,),
-    outputs=(DST,),
     table=rows("src dst", "bf16,f16 f32", "f32 bf16,f16"),
     # The schema's T1 x T2 less its constraint (not the same dtype, not bf16 <-> f16) is the table.
     accepts=None,
@@ -472,12 +475,9 @@ TYPECAST = build(
     kernel=lambda d, arrays, out: [_cast(arrays[0], out[0])],
 )
 
-REORDER = build(
+REORDER = member(
     "Reorder",
-    family=FAMILY,
-    page="Reorder",
     summary="dst = src in another memory layout; the dtype does not change.",
-    inputs=(SRC,),
     outputs=(Out("dst", "src's shape and dtype."),),
     table=rows("src dst", "f32 f32", "bf16 bf16", "f16 f16"),
     accepts=constraints("src:T dst:T", T="f32 bf16 f16"),
