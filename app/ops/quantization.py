@@ -78,13 +78,15 @@ def _rules(kind: str, *, dynamic: bool, grouped: bool = False) -> tuple[Rule, ..
              + (" in the same shape" if grouped else "") + ".", f"{page}, {where} zps"),
         Rule(f"{kind}.scales.extra", "per_channel with more scales (or zps) than channels: the first ones "
              "apply, the rest are unused, as oneDNN does.", f"{page}, General (scale_i, i in [0, ic-1])", "warning"),
-        Rule(f"{kind}.zps.extra", "As scales.extra, for zps.", f"{page}, General", "warning"),
         Rule(f"{kind}.onednn.negative_axis", f"{ONEDNN_VERSION} applies only the first scale (and zero point) "
              "to every element when a per_channel axis is negative.", f"{ONEDNN_VERSION}, measured", "warning"),
         Rule(f"{kind}.onednn.per_channel_zps", f"{ONEDNN_VERSION} does not compile per_channel quantization "
              "with non-zero zero points.", f"{ONEDNN_VERSION}, measured", "warning"),
     ]  # fmt: skip
     if dynamic:
+        rules.append(
+            Rule(f"{kind}.zps.extra", "As scales.extra, for the zps input.", f"{page}, input zps", "warning")
+        )
         rules.append(
             Rule(f"{kind}.scales.rank", "scales and zps are 1-D for per_tensor and per_channel.",
                  f"{page}, inputs scales and zps")

@@ -90,3 +90,29 @@ def test_a_mutated_copy_is_an_error_at_the_node_with_its_line(
     file.write_bytes(data)
     assert main(["check", str(file)]) == EXIT_INVALID
     assert f"{file}:{line}:{column}: error {rule}: " in capsys.readouterr().out
+
+
+def test_wildcard_in_a_graph_is_checked_and_passes_its_declared_outputs_on() -> None:
+    def lt(tid: int, dtype: str, shape: list[int]) -> dict:
+        return {"id": tid, "dtype": dtype, "shape": shape, "stride": [1] * len(shape), "layout_type": "strided",
+                "property_type": "undef"}  # fmt: skip
+
+    graph = [
+        {"id": 0, "name": "w", "kind": "Wildcard", "attrs": {}, "inputs": [lt(1, "s8", [3])],
+         "outputs": [lt(2, "f32", [4, 5]), lt(3, "undef", [7])]},
+        {"id": 1, "name": "t", "kind": "StaticTranspose", "attrs": {"order": {"type": "s64[]", "value": [1, 0]}},
+         "inputs": [lt(2, "f32", [4, 5])], "outputs": [lt(4, "f32", [5, 4])]},
+        {"id": 2, "name": "e", "kind": "End", "attrs": {}, "inputs": [lt(4, "f32", [5, 4])], "outputs": []},
+    ]  # fmt: skip
+    data = json.dumps(
+        {"version": "3.0.0", "engine_kind": "cpu", "fpmath_mode": "strict", "graph": graph}
+    ).encode()
+    result = graphs.check(data, Settings())
+    assert result.valid and result.not_checked == {}
+    wildcard, transpose, end = result.nodes
+    assert wildcard.checked_as == "Wildcard" and [d.rule for d in wildcard.diagnostics] == [
+        "Wildcard.unchecked"
+    ]
+    assert [(o.dtype, o.shape) for o in wildcard.outputs] == [("f32", [4, 5]), ("undef", [7])]
+    assert [(o.dtype, o.shape) for o in transpose.outputs] == [("f32", [5, 4])]
+    assert end.checked_as == "End" and end.outputs == []
