@@ -352,7 +352,7 @@ def _dynamic(fn: Any) -> Any:
 SRC = In("src", "The tensor.")
 DST = Out("dst", "src's shape; its dtype as declared (the table's choice).")
 QUANTIZED = "s8,u8,f8_e4m3,f8_e5m2"
-SIGN_NOTE = (
+INTEGER_NOTE = (
     "Integer results: q = src / scale in f32 (one rounding), + zp in f32, rounded half to even, saturated to "
     "dst's range; NaN gives 0. The page leaves rounding to the library; oneDNN 3.13 agrees on its f32 -> s8 / "
     "u8 outputs (measured)."
@@ -400,7 +400,7 @@ QUANTIZE = static(
     summary="dst = round(src / scale + zp), per tensor or per channel; f32 to s8, u8, f8_e4m3, f8_e5m2.",
     table=rows("src dst", f"f32 {QUANTIZED}"),
     accepts=constraints("src:T1 dst:T2", T1="f32", T2="u8 s8 f8_e5m2 f8_e4m3"),
-    notes=(SIGN_NOTE, F8_NOTE, AXIS_NOTE),
+    notes=(INTEGER_NOTE, F8_NOTE, AXIS_NOTE),
     examples=(
         {
             "kind": "Quantize",
@@ -439,7 +439,7 @@ DYNAMIC_QUANTIZE = dynamic(
     accepts=constraints("src:T1 scales:T1 zps:T2 dst:T3", T1="f32", T2="u8 s8 s32", T3="u8 s8"),
     attrs=(_qtype((PER_TENSOR, PER_CHANNEL)), AXIS),
     rules=_rules("DynamicQuantize", dynamic=True),
-    notes=(SIGN_NOTE, AXIS_NOTE),
+    notes=(INTEGER_NOTE, AXIS_NOTE),
 )  # fmt: skip
 
 DYNAMIC_DEQUANTIZE = dynamic(
