@@ -82,5 +82,9 @@ def test_every_op_has_a_case_file() -> None:
         for key in ("op", "ops"):
             named = document.get(key, [])
             covered |= set(named) if isinstance(named, list) else {named}
-        covered |= {case["descriptor"].get("kind") for case in document["cases"] if isinstance(case["descriptor"], dict)}
+        covered |= {
+            case["descriptor"].get("kind")
+            for case in document["cases"]
+            if isinstance(case["descriptor"], dict)
+        }
     assert set(REGISTRY) <= covered

@@ -282,14 +282,16 @@ def build(
         shapes = shape(d, ctx)
         if shapes is None or dtypes is None:
             return None
-        # A shape rule may answer fewer outputs than the ports: optional ones not asked for.
-        return [OutputType(dt, sh) for dt, sh in zip(dtypes[: len(shapes)], shapes, strict=True)]  # type: ignore[arg-type]
+        # A shape rule may answer fewer outputs than the ports (optional ones it was not asked for), or
+        # answer every port, the optional ones not declared then dropped (Dropout's mask).
+        n = min(len(shapes), present_outputs(outputs, d))
+        return [OutputType(dt, sh) for dt, sh in zip(dtypes[:n], shapes[:n], strict=True)]  # type: ignore[arg-type]
 
     def output_dtypes(d: Any) -> list[str | None]:
-        return output_dtype_choice(fam, d)
+        return output_dtype_choice(fam, d)[: present_outputs(outputs, d)]
 
     def evaluate(d: Any, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
-        out = output_dtype_choice(fam, d)
+        out = output_dtype_choice(fam, d)[: present_outputs(outputs, d)]
         for index, dtype in enumerate(out):
             if dtype is None:
                 raise NotEvaluable(
@@ -299,9 +301,9 @@ def build(
                 )
         numpy_types = [DTYPES[dt].numpy for dt in out]  # type: ignore[index]
         results = kernel(d, arrays, numpy_types)
+        n = min(len(results), len(numpy_types))
         return [
-            np.asarray(r).astype(t, copy=False)
-            for r, t in zip(results, numpy_types[: len(results)], strict=True)
+            np.asarray(r).astype(t, copy=False) for r, t in zip(results[:n], numpy_types[:n], strict=True)
         ]
 
     spec = OpSpec(
@@ -325,6 +327,14 @@ def build(
     )
     spec_holder.append(spec)
     return spec
+
+
+def present_outputs(ports: Sequence[Out], d: Any) -> int:
+    """How many outputs the op gives: its required ones, and the trailing optional ones declared (Dropout's
+    mask). A family's shape rule and kernel answer for every port; the ones not present are dropped."""
+    required = sum(1 for p in ports if not p.optional)
+    declared = len(d.outputs) if d.outputs is not None else 0
+    return max(required, min(declared, len(ports)))
 
 
 def _check_attrs(kind: str, fam: Family, d: Any, ctx: Context) -> bool:

@@ -165,10 +165,33 @@ def _from_base64(data: dict, dt: DType, path: str, lay: Layout, settings: Settin
             path, f"{len(raw)} bytes is not a whole number of {dt.name} elements ({dt.itemsize} bytes each)"
         )
     _check_count(path, count, lay, dt)
+    if dt.name in NIBBLES:
+        _check_nibbles(raw, dt, path, lay)
     # Read-only over the decoded bytes, no copy on a little-endian machine: kernels never write inputs.
     if _LITTLE_ENDIAN:
         return np.frombuffer(raw, dtype=dt.numpy)
     return np.frombuffer(raw, dtype=dt.numpy.newbyteorder("<")).astype(dt.numpy)
+
+
+# s4 / u4 travel one element per byte: the value in the low 4 bits with the high 4 bits clear (NumPy's
+# ml_dtypes writes them so), or for s4 also sign-extended (an int8 holding -8..7). Any other byte would
+# be read as its low 4 bits alone, silently: it is refused.
+NIBBLES = {"s4": "0x00-0x0F, or 0xF8-0xFF for -8..-1", "u4": "0x00-0x0F"}
+
+
+def _check_nibbles(raw: bytes, dt: DType, path: str, lay: Layout) -> None:
+    octets = np.frombuffer(raw, dtype=np.uint8)
+    bad = octets > 0x0F
+    if dt.name == "s4":
+        bad &= octets < 0xF8
+    if bad.any():
+        position = int(np.argmax(bad))
+        shape = lay.shape if lay.strides is None else None
+        raise PayloadError(
+            f"{path}{element_index(position, shape)}",
+            f"byte 0x{int(octets[position]):02X} is not a {dt.name} element; each byte holds one, as "
+            f"{NIBBLES[dt.name]}",
+        )
 
 
 def _from_array(data: np.ndarray, dt: DType, path: str, lay: Layout) -> np.ndarray:
@@ -300,8 +323,17 @@ def _floats(flat: np.ndarray, dt: DType, path: str, shape) -> np.ndarray:
             f"{path}{element_index(position, shape)}",
             f'value {show(float(doubles[position]))} {NOT_FINITE}; write "nan", "inf", "-inf" as strings',
         )
+    if spelled is not None and not has_infinity(dt):
+        infinite = spelled & np.isinf(doubles)
+        if infinite.any():
+            position = int(np.argmax(infinite))
+            raise PayloadError(
+                f"{path}{element_index(position, shape)}",
+                f"{dt.name} has no infinity; {show(flat[position])} cannot be held (its values are finite or NaN)",
+            )
     result = to_float_type(doubles, dt)
-    overflow = np.isinf(result) & np.isfinite(doubles)
+    # Past the finite range a float type gives inf, or NaN for one without infinity (f8_e4m3).
+    overflow = ~np.isfinite(result) & np.isfinite(doubles)
     if overflow.any():
         position = int(np.argmax(overflow))
         raise PayloadError(
@@ -315,16 +347,27 @@ def _range(dt: DType) -> str:
     return f"[{float(dt.lowest)!r}, {float(dt.highest)!r}]"
 
 
+def has_infinity(dt: DType) -> bool:
+    return dt.name not in NO_INFINITY
+
+
+NO_INFINITY = frozenset({"f8_e4m3"})  # e4m3fn: finite values and NaN only
+# Types ml_dtypes rounds f64 into through f32 (two roundings); f16, f32 and f64 round directly.
+_THROUGH_F32 = frozenset(
+    np.dtype(t) for t in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2)
+)
+
+
 def to_float_type(doubles: np.ndarray, dt: DType) -> np.ndarray:
     """Round doubles to `dt` once, to nearest even.
 
-    ml_dtypes rounds f64 to bf16 through f32, a double rounding that can land a value that lies just
-    above a bf16 halfway point on the even side. Rounding to f32 with round-to-odd first keeps the
-    information the second rounding needs (f32 has more than two extra bits), so the result is exact."""
+    ml_dtypes rounds f64 to bf16 and the f8 types through f32, a double rounding that can land a value
+    that lies just above a halfway point on the even side. Rounding to f32 with round-to-odd first keeps
+    the information the second rounding needs (f32 has more than two extra bits), so the result is exact."""
     if dt.numpy == np.float64:
         return doubles
     with np.errstate(over="ignore", invalid="ignore"):
-        if dt.numpy != np.dtype(ml_dtypes.bfloat16):
+        if dt.numpy not in _THROUGH_F32:
             return doubles.astype(dt.numpy)
         singles = doubles.astype(np.float32)
         inexact = np.isfinite(doubles) & (singles.astype(np.float64) != doubles)

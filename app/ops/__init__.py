@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import Field, TypeAdapter
 
 from app.core.registry import OpSpec
-from app.ops import argmax, binary, eltwise, reduce_max, reduction, segment_max, softmax
+from app.ops import argmax, binary, eltwise, layout, quantization, reduce_max, reduction, segment_max, softmax
 from app.ops import max as max_op  # not `max`: the builtin stays usable here
 
 # One line per op, in the order GET /v1/ops lists them.
@@ -24,6 +24,8 @@ REGISTRY: dict[str, OpSpec] = {
         *binary.OPS,
         *reduction.OPS,
         *softmax.OPS,
+        *quantization.OPS,
+        *layout.OPS,
     )
 }  # fmt: skip
 

@@ -1,0 +1,59 @@
+"""The README's op table is the registry's: scripts/op_table.py writes it, and this test fails, saying
+to run the script, when an op is added, renamed or resummarised without it."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+
+from app.ops import REGISTRY
+
+SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "op_table.py"
+
+
+def _script():
+    spec = importlib.util.spec_from_file_location("op_table", SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+OP_TABLE = _script()
+
+
+def test_the_readme_table_is_the_registry() -> None:
+    text = OP_TABLE.README.read_text()
+    assert OP_TABLE.with_table(text) == text, (
+        "README.md's op table differs from the registry; run .venv/bin/python scripts/op_table.py"
+    )
+    assert OP_TABLE.main(["--check"]) == 0
+
+
+def test_every_op_has_a_row_in_its_family_group() -> None:
+    rows = OP_TABLE.table().splitlines()[2:]
+    assert len(rows) == len(REGISTRY)
+    kinds = [row.split(" | ")[1].split("`")[1] for row in rows]
+    assert kinds == list(REGISTRY)
+    heads = [row.split(" | ")[0].strip("| *") for row in rows if row.split(" | ")[0].strip("| ")]
+    assert heads == list(dict.fromkeys(spec.family or OP_TABLE.SEED for spec in REGISTRY.values()))
+    assert "dst = \\|src\\|, elementwise." in OP_TABLE.table()  # a summary's pipe does not split its row
+
+
+def test_a_stale_table_is_replaced_and_missing_markers_are_named(capsys) -> None:
+    stale = f"intro\n{OP_TABLE.START}\n| old |\n{OP_TABLE.END}\nrest\n"
+    assert (
+        OP_TABLE.with_table(stale) == f"intro\n{OP_TABLE.START}\n{OP_TABLE.table()}\n{OP_TABLE.END}\nrest\n"
+    )
+    with pytest.raises(SystemExit, match="markers"):
+        OP_TABLE.with_table("no markers here")
+
+
+def test_check_fails_on_a_stale_readme_and_says_what_to_run(tmp_path, monkeypatch, capsys) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text(f"{OP_TABLE.START}\n| old |\n{OP_TABLE.END}\n")
+    monkeypatch.setattr(OP_TABLE, "README", readme)
+    assert OP_TABLE.main(["--check"]) == 1
+    assert "run .venv/bin/python scripts/op_table.py" in capsys.readouterr().out
+    assert OP_TABLE.main([]) == 0 and OP_TABLE.main(["--check"]) == 0
