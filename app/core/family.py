@@ -282,23 +282,25 @@ def build(
         shapes = shape(d, ctx)
         if shapes is None or dtypes is None:
             return None
-        return [OutputType(dt, sh) for dt, sh in zip(dtypes, shapes, strict=True)]  # type: ignore[arg-type]
+        # A shape rule may give fewer shapes than the op has output ports: optional outputs a descriptor
+        # does not have (LayerNorm's mean and variance without keep_stats) come last.
+        return [OutputType(dt, sh) for dt, sh in zip(dtypes, shapes, strict=False)]  # type: ignore[arg-type]
 
     def output_dtypes(d: Any) -> list[str | None]:
         return output_dtype_choice(fam, d)
 
     def evaluate(d: Any, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
         out = output_dtype_choice(fam, d)
-        for index, dtype in enumerate(out):
-            if dtype is None:
+        numpy_types = [None if dt is None else DTYPES[dt].numpy for dt in out]
+        results = kernel(d, arrays, numpy_types)  # type: ignore[arg-type]
+        for index in range(len(results)):  # only the outputs the descriptor has (see infer)
+            if out[index] is None:
                 raise NotEvaluable(
                     f"outputs[{index}].dtype",
                     f"{kind}'s output {index} may be one of several dtypes for these inputs; declare it in "
                     "`outputs` to evaluate",
                 )
-        numpy_types = [DTYPES[dt].numpy for dt in out]  # type: ignore[index]
-        results = kernel(d, arrays, numpy_types)
-        return [np.asarray(r).astype(t, copy=False) for r, t in zip(results, numpy_types, strict=True)]
+        return [np.asarray(r).astype(t, copy=False) for r, t in zip(results, numpy_types, strict=False)]
 
     spec = OpSpec(
         kind=kind,
