@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from app.core import data_format
+from app.core.data_format import DATA_FORMAT
 from app.core.diagnostics import Rule
 from app.core.engine import Context
 from app.core.family import ONEDNN, Attr, In, Out, attr, build, constraints, rows
@@ -43,10 +45,6 @@ EPSILON_REQUIRED = Attr(
     "epsilon", "f32", "A number added to the variance to avoid division by zero.", required=True
 )
 EPSILON = Attr("epsilon", "f32", "The constant to improve numerical stability.", default=1e-5)
-DATA_FORMAT = Attr(
-    "data_format", "string", "Controls how to interpret the shape of src and dst.", default="NXC",
-    values=("NCX", "NXC"),
-)  # fmt: skip
 BEGIN_NORM_AXIS = Attr(
     "begin_norm_axis",
     "s64",
@@ -89,7 +87,7 @@ def _page(kind: str) -> str:
 
 
 def channel_axis(d: Any, rank: int) -> int:
-    return 1 if attr(d, "data_format") == "NCX" else rank - 1
+    return data_format.channel_axis(attr(d, "data_format"), rank)
 
 
 def _rule(kind: str, name: str, statement: str, where: str, severity: str = "error") -> Rule:
