@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import Field, TypeAdapter
 
 from app.core.registry import OpSpec
-from app.ops import argmax, eltwise, normalization, pooling, reduce_max, segment_max
+from app.ops import argmax, eltwise, interpolate, normalization, pooling, reduce_max, segment_max
 from app.ops import max as max_op  # not `max`: the builtin stays usable here
 
 # One line per op, in the order GET /v1/ops lists them.
@@ -23,6 +23,7 @@ REGISTRY: dict[str, OpSpec] = {
         *eltwise.OPS,
         *normalization.OPS,
         *pooling.OPS,
+        *interpolate.OPS,
     )
 }  # fmt: skip
 
