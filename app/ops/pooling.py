@@ -91,6 +91,14 @@ def _rules(kind: str, *, dilations: bool, ceil: bool, backward: str | None) -> l
         Rule(f"{kind}.onednn.auto_pad", "oneDNN 3.13 reads auto_pad only as None, SAME_UPPER, SAME_LOWER or VALID: "
              "the page's lowercase spelling is refused at add_op.", "oneDNN 3.13 op schema", "warning"),
     ]  # fmt: skip
+    rules.append(
+        Rule(
+            f"{kind}.window.empty",
+            "A window position that holds no element of src (padding only) has a value the page leaves open.",
+            f"{page}, formula",
+            "warning",
+        )
+    )
     if dilations:
         rules.append(
             Rule(f"{kind}.dilations.range", "Every dilation is positive.", f"{page}, attribute dilations")
@@ -193,7 +201,27 @@ def _window(kind: str, d: Any, ctx: Context, sizes: Sequence[Dim] | None) -> Win
     window = Window(tuple(kernel), tuple(strides), tuple(dilations), tuple(pads), ceil)
     if sizes is not None and not _fits(kind, ctx, window, sizes):
         return None
+    if sizes is not None:
+        _empty_windows(kind, ctx, window, sizes)
     return window
+
+
+def _empty_windows(kind: str, ctx: Context, window: Window, sizes: Sequence[Dim]) -> None:
+    """Warn where a window position has no tap inside src (all in the padding, or past it with ceil)."""
+    for i, (size, out) in enumerate(zip(sizes, window.outputs(sizes), strict=True)):
+        pads = window.pads[i]
+        if not isinstance(size, int) or not isinstance(out, int) or pads is None or out > 1 << 16:
+            continue
+        k, s, dil = window.kernel[i], window.strides[i], window.dilations[i]
+        for o in range(out):
+            if not any(0 <= o * s + tap * dil - pads[0] < size for tap in range(k)):
+                ctx.warn(
+                    f"{kind}.window.empty",
+                    "attrs.kernel",
+                    f"spatial dim {i}: window {o} holds no element of src (only padding); the pages leave its "
+                    "value open: here the maximum is -inf, the average 0 (exclude_pad false) or NaN (0 / 0)",
+                )
+                return
 
 
 def _fits(kind: str, ctx: Context, window: Window, sizes: Sequence[Dim]) -> bool:
