@@ -307,43 +307,37 @@ def _sizes_of(d: Any, arrays: Sequence[np.ndarray], sizes_in: Sequence[int], ind
 KIND = "Interpolate"
 BACKWARD = "InterpolateBackward"
 
-INTERPOLATE = build(
+
+def _member(kind: str, summary: str, inputs: tuple[In, ...], output: Out, table: Any, **more: Any):
+    return build(kind, family=FAMILY, page=kind, summary=summary, inputs=inputs, outputs=(output,), table=table,
+                 accepts=None, attrs=ATTRS, rules=_rules(kind, backward=kind == BACKWARD), tolerance=TOLERANCE,
+                 **more)  # fmt: skip
+
+
+INTERPOLATE = _member(
     KIND,
-    family=FAMILY,
-    page=KIND,
-    summary="Resizes src's spatial dims to sizes (or by scales), by nearest or linear interpolation.",
-    inputs=(
+    "Resizes src's spatial dims to sizes (or by scales), by nearest or linear interpolation.",
+    (
         In("src", "The data: [N, C, spatial...] or [N, spatial..., C] per data_format."),
         In("sizes", "dst's spatial sizes, 1-D s32.", optional=True),
     ),
-    outputs=(Out("dst", "src's N and C; the spatial dims from sizes or scales."),),
-    table=rows("src sizes dst", "f32 s32 f32", "bf16 s32 bf16", "f16 s32 f16"),
-    accepts=None,
-    attrs=ATTRS,
-    rules=_rules(KIND, backward=False),
+    Out("dst", "src's N and C; the spatial dims from sizes or scales."),
+    rows("src sizes dst", "f32 s32 f32", "bf16 s32 bf16", "f16 s32 f16"),
     shape=_interpolate_shape,
     kernel=_interpolate,
-    tolerance=TOLERANCE,
 )
-
-INTERPOLATE_BACKWARD = build(
+INTERPOLATE_BACKWARD = _member(
     BACKWARD,
-    family=FAMILY,
-    page=BACKWARD,
-    summary="The gradient of Interpolate: each diff_dst value goes back to the src positions it came from.",
-    inputs=(
+    "The gradient of Interpolate: each diff_dst value goes back to the src positions it came from.",
+    (
         In("src", "The forward op's src."),
         In("diff_dst", "The gradient of dst: Interpolate's output shape for src."),
         In("sizes", "dst's spatial sizes, 1-D s32.", optional=True),
     ),
-    outputs=(Out("diff_src", "src's shape."),),
-    table=rows("src diff_dst sizes diff_src", "f32 f32 s32 f32", "bf16 bf16 s32 bf16", "f16 f16 s32 f16"),
-    accepts=None,
-    attrs=ATTRS,
-    rules=_rules(BACKWARD, backward=True),
+    Out("diff_src", "src's shape."),
+    rows("src diff_dst sizes diff_src", "f32 f32 s32 f32", "bf16 bf16 s32 bf16", "f16 f16 s32 f16"),
     shape=_backward_shape,
     kernel=_interpolate_backward,
-    tolerance=TOLERANCE,
 )
 
 OPS = (INTERPOLATE, INTERPOLATE_BACKWARD)

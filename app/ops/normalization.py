@@ -64,19 +64,30 @@ KEEP_STATS = Attr("keep_stats", "bool", "Whether mean and variance are outputs."
 PAIRS = (("f32", "f32"), ("bf16", "f32"), ("bf16", "bf16"), ("f16", "f32"))
 
 
-def norm_table(data: Sequence[str], aux: Sequence[str], order: Sequence[str], pairs=PAIRS):
+def norm_table(data: Sequence[str], order: Sequence[str], pairs=PAIRS):
     """The table over the ports in `order`: each data port the pair's first dtype, each aux port its second."""
     lines = [" ".join(src if port in data else other for port in order) for src, other in pairs]
     return rows(" ".join(order), *lines)
 
 
-def norm_schema(data: Sequence[str], aux: Sequence[str], order: Sequence[str], t2: str = "f32 bf16"):
+def norm_schema(data: Sequence[str], order: Sequence[str], t2: str = "f32 bf16"):
     names, admitted = constraints(
         " ".join(f"{p}:T1" if p in data else f"{p}:T2" for p in order), T1="f32 bf16 f16", T2=t2
     )
-    src, other = order.index(data[0]), order.index(aux[0])
+    src, other = order.index(data[0]), next(i for i, port in enumerate(order) if port not in data)
     # oneDNN's op-definition constraint: a bf16 statistic needs a bf16 src
     return names, frozenset(r for r in admitted if not (r[other] == "bf16" and r[src] != "bf16"))
+
+
+def member(
+    kind: str, *, data: Sequence[str], inputs, outputs, pairs=PAIRS, t2: str = "f32 bf16", **more: Any
+):
+    """A member of the family: its page's name, the table and schema over its ports (`data` the ports
+    that take src's dtype, the others the statistics' dtype), TOLERANCE unless it states its own."""
+    ports = tuple(port.name for port in (*inputs, *outputs))
+    more.setdefault("tolerance", TOLERANCE)
+    return build(kind, family=FAMILY, page=kind, inputs=inputs, outputs=outputs,
+                 table=norm_table(data, ports, pairs), accepts=norm_schema(data, ports, t2), **more)  # fmt: skip
 
 
 def _page(kind: str) -> str:
@@ -312,10 +323,8 @@ def _bn_inference(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any]) -> l
         return [(x - mean) * scale + beta]
 
 
-BN_INFERENCE = build(
+BN_INFERENCE = member(
     "BatchNormInference",
-    family=FAMILY,
-    page="BatchNormInference",
     summary="dst = gamma * (src - mean) / sqrt(variance + epsilon) + beta, per channel.",
     inputs=(
         In("src", "The data; the channel dim is per data_format."),
@@ -325,8 +334,7 @@ BN_INFERENCE = build(
         In("variance", "Variance, one per channel."),
     ),
     outputs=(Out("dst", "src's shape and dtype."),),
-    table=norm_table(("src", "dst"), ("gamma",), ("src", "gamma", "beta", "mean", "variance", "dst")),
-    accepts=norm_schema(("src", "dst"), ("gamma",), ("src", "gamma", "beta", "mean", "variance", "dst")),
+    data=("src", "dst"),
     attrs=(EPSILON_REQUIRED, DATA_FORMAT),
     rules=_bn_rules("BatchNormInference"),
     shape=_bn_inference_shape,
@@ -338,8 +346,6 @@ BN_INFERENCE = build(
 
 BNF = "BatchNormForwardTraining"
 ONEDNN_MOMENTUM = 0.5  # what oneDNN 3.13 uses without the attribute (seen through the oracle)
-BNF_PORTS = ("src", "mean", "variance", "gamma", "beta", "dst", "running_mean", "running_variance", "batch_mean",
-             "batch_variance")  # fmt: skip
 
 
 def _bn_forward_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
@@ -385,10 +391,8 @@ def _bn_forward(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any]) -> lis
     return [dst, running_mean, running_var, mean, var]
 
 
-BN_FORWARD = build(
+BN_FORWARD = member(
     BNF,
-    family=FAMILY,
-    page=BNF,
     summary="Batch normalization with the batch's own mean and variance per channel; also the running and "
     "batch statistics.",
     inputs=(
@@ -405,8 +409,7 @@ BN_FORWARD = build(
         Out("batch_mean", "[C]: the mean over all dims but the channel."),
         Out("batch_variance", "[C]: the biased variance over all dims but the channel."),
     ),
-    table=norm_table(("src", "dst"), ("mean",), BNF_PORTS),
-    accepts=norm_schema(("src", "dst"), ("mean",), BNF_PORTS),
+    data=("src", "dst"),
     attrs=(
         EPSILON_REQUIRED,
         Attr("momentum", "f32", "Weight of the given running statistics in the new ones."),
@@ -420,12 +423,10 @@ BN_FORWARD = build(
     ],
     shape=_bn_forward_shape,
     kernel=_bn_forward,
-    tolerance=TOLERANCE,
 )  # fmt: skip
 
 
 BNB = "BatchNormTrainingBackward"
-BNB_PORTS = ("src", "diff_dst", "mean", "variance", "gamma", "diff_src", "diff_gamma", "diff_beta")
 
 
 def _bn_backward_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
@@ -491,10 +492,8 @@ def _bn_backward(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any]) -> li
     return [diff_src, diff_gamma, diff_beta]
 
 
-BN_BACKWARD = build(
+BN_BACKWARD = member(
     BNB,
-    family=FAMILY,
-    page=BNB,
     summary="Gradients of batch normalization in training: diff_src, and diff_gamma, diff_beta per channel.",
     inputs=(
         In("src", "The forward op's src."),
@@ -508,8 +507,7 @@ BN_BACKWARD = build(
         Out("diff_gamma", "[C]: sum of diff_dst * normalized src; with diff_beta or not at all.", optional=True),
         Out("diff_beta", "[C]: sum of diff_dst; with diff_gamma or not at all.", optional=True),
     ),
-    table=norm_table(("src", "diff_dst", "diff_src"), ("mean",), BNB_PORTS),
-    accepts=norm_schema(("src", "diff_dst", "diff_src"), ("mean",), BNB_PORTS),
+    data=("src", "diff_dst", "diff_src"),
     attrs=(EPSILON_REQUIRED, DATA_FORMAT),
     rules=[
         *_bn_rules(BNB),
@@ -524,16 +522,13 @@ BN_BACKWARD = build(
     notes=BN_NOTES,
     shape=_bn_backward_shape,
     kernel=_bn_backward,
-    tolerance=TOLERANCE,
 )  # fmt: skip
 
 
 # --- LayerNorm ----------------------------------------------------------------------------------------
 
 LN = "LayerNorm"
-STATS_PORTS = ("src", "gamma", "beta", "dst", "mean", "variance")  # LayerNorm's and GroupNorm's
 LNB = "LayerNormBackward"
-LNB_PORTS = ("src", "diff_dst", "mean", "variance", "gamma", "beta", "diff_src", "diff_gamma", "diff_beta")
 
 
 def _affine_inputs(kind: str, d: Any, ctx: Context, first: int, names: str) -> bool:
@@ -616,10 +611,8 @@ def _wrapped_begin(d: Any, rank: int) -> int:
 
 LN_ATTRS = (KEEP_STATS, BEGIN_NORM_AXIS, USE_AFFINE, EPSILON)
 
-LAYER_NORM = build(
+LAYER_NORM = member(
     LN,
-    family=FAMILY,
-    page=LN,
     summary="dst = gamma * (src - mean) / sqrt(variance + epsilon) + beta, mean and variance over the dims "
     "from begin_norm_axis to the last.",
     inputs=(
@@ -632,8 +625,7 @@ LAYER_NORM = build(
         Out("mean", "src's dims before begin_norm_axis (keep_stats).", optional=True),
         Out("variance", "src's dims before begin_norm_axis (keep_stats).", optional=True),
     ),
-    table=norm_table(("src", "dst"), ("gamma",), STATS_PORTS),
-    accepts=norm_schema(("src", "dst"), ("gamma",), STATS_PORTS),
+    data=("src", "dst"),
     attrs=LN_ATTRS,
     rules=[
         _rule(LN, "epsilon.range", "epsilon is positive.", "attribute epsilon"),
@@ -644,7 +636,6 @@ LAYER_NORM = build(
     ],
     shape=_layer_norm_shape,
     kernel=_layer_norm,
-    tolerance=TOLERANCE,
 )  # fmt: skip
 
 
@@ -696,10 +687,8 @@ def _layer_norm_backward(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any
     return results
 
 
-LAYER_NORM_BACKWARD = build(
+LAYER_NORM_BACKWARD = member(
     LNB,
-    family=FAMILY,
-    page=LNB,
     summary="Gradients of LayerNorm: diff_src, and diff_gamma, diff_beta with use_affine.",
     inputs=(
         In("src", "The forward op's src."),
@@ -714,8 +703,7 @@ LAYER_NORM_BACKWARD = build(
         Out("diff_gamma", "gamma's shape (use_affine).", optional=True),
         Out("diff_beta", "beta's shape (use_affine).", optional=True),
     ),
-    table=norm_table(("src", "diff_dst", "diff_src"), ("mean",), LNB_PORTS),
-    accepts=norm_schema(("src", "diff_dst", "diff_src"), ("mean",), LNB_PORTS),
+    data=("src", "diff_dst", "diff_src"),
     attrs=(BEGIN_NORM_AXIS, USE_AFFINE, EPSILON),
     rules=[
         _rule(LNB, "epsilon.range", "epsilon is positive.", "attribute epsilon"),
@@ -728,7 +716,6 @@ LAYER_NORM_BACKWARD = build(
     ],
     shape=_layer_norm_backward_shape,
     kernel=_layer_norm_backward,
-    tolerance=TOLERANCE,
 )  # fmt: skip
 
 
@@ -795,10 +782,8 @@ def _group_norm(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any]) -> lis
     return [dst, mean.reshape(x.shape[0], groups), var.reshape(x.shape[0], groups)]
 
 
-GROUP_NORM = build(
+GROUP_NORM = member(
     GN,
-    family=FAMILY,
-    page=GN,
     summary="dst = gamma * (src - mean) / sqrt(variance + epsilon) + beta, mean and variance per batch "
     "element and group of channels.",
     inputs=(
@@ -811,8 +796,7 @@ GROUP_NORM = build(
         Out("mean", "[N, groups] (keep_stats).", optional=True),
         Out("variance", "[N, groups] (keep_stats).", optional=True),
     ),
-    table=norm_table(("src", "dst"), ("gamma",), STATS_PORTS),
-    accepts=norm_schema(("src", "dst"), ("gamma",), STATS_PORTS),
+    data=("src", "dst"),
     attrs=(
         Attr("groups", "s64", "The number of groups G the channels are divided into: in [1, C], dividing C.",
              required=True),
@@ -828,7 +812,6 @@ GROUP_NORM = build(
     ],
     shape=_group_norm_shape,
     kernel=_group_norm,
-    tolerance=TOLERANCE,
 )  # fmt: skip
 
 
@@ -876,10 +859,8 @@ def _rms_norm(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any]) -> list[
     return [dst]
 
 
-RMS_NORM = build(
+RMS_NORM = member(
     RMS,
-    family=FAMILY,
-    page=RMS,
     summary="dst = gamma * src / sqrt(mean(src^2) + epsilon), the mean over the dims from begin_norm_axis "
     "to the last.",
     inputs=(
@@ -887,8 +868,9 @@ RMS_NORM = build(
         In("gamma", "Scale, broadcastable to src's shape.", optional=True),
     ),
     outputs=(Out("dst", "src's shape and dtype."),),
-    table=norm_table(("src", "dst"), ("gamma",), ("src", "gamma", "dst"), pairs=(*PAIRS, ("f16", "f16"))),
-    accepts=norm_schema(("src", "dst"), ("gamma",), ("src", "gamma", "dst"), t2="f32 bf16 f16"),
+    data=("src", "dst"),
+    pairs=(*PAIRS, ("f16", "f16")),
+    t2="f32 bf16 f16",
     attrs=(EPSILON, BEGIN_NORM_AXIS),
     rules=[
         _rule(RMS, "epsilon.range", "epsilon is positive.", "attribute epsilon"),
@@ -903,7 +885,6 @@ RMS_NORM = build(
     ),
     shape=_rms_norm_shape,
     kernel=_rms_norm,
-    tolerance=TOLERANCE,
 )  # fmt: skip
 
 

@@ -478,37 +478,39 @@ def _max_pool_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
     return [shape] if ok else None
 
 
-AVG_POOL = build(
+def _forward_op(kind: str, summary: str, attrs: tuple[Attr, ...], **more: Any):
+    """AvgPool or MaxPool: src to dst, one dtype."""
+    return build(
+        kind,
+        family=FAMILY,
+        page=kind,
+        summary=summary,
+        inputs=(In("src", "The data: [N, C, spatial...] or [N, spatial..., C] per data_format."),),
+        outputs=(Out("dst", "src's N and C; each spatial dim the number of window positions."),),
+        table=FLOATS,
+        accepts=SCHEMA,
+        attrs=attrs,
+        kernel_steps=_steps,
+        **more,
+    )
+
+
+AVG_POOL = _forward_op(
     "AvgPool",
-    family=FAMILY,
-    page="AvgPool",
-    summary="The average of each window of src (padded positions counted or not, per exclude_pad).",
-    inputs=(In("src", "The data: [N, C, spatial...] or [N, spatial..., C] per data_format."),),
-    outputs=(Out("dst", "src's N and C; each spatial dim the number of window positions."),),
-    table=FLOATS,
-    accepts=SCHEMA,
-    attrs=(*WINDOW, EXCLUDE_PAD, ROUNDING, AUTO_PAD, DATA_FORMAT),
+    "The average of each window of src (padded positions counted or not, per exclude_pad).",
+    (*WINDOW, EXCLUDE_PAD, ROUNDING, AUTO_PAD, DATA_FORMAT),
     rules=_rules("AvgPool", dilations=False, ceil=True, backward=None),
     shape=_avg_pool_shape,
     kernel=_avg_pool,
     tolerance=AVG_TOLERANCE,
-    kernel_steps=_steps,
 )
-
-MAX_POOL = build(
+MAX_POOL = _forward_op(
     "MaxPool",
-    family=FAMILY,
-    page="MaxPool",
-    summary="The maximum of each window of src (padding never wins).",
-    inputs=(In("src", "The data: [N, C, spatial...] or [N, spatial..., C] per data_format."),),
-    outputs=(Out("dst", "src's N and C; each spatial dim the number of window positions."),),
-    table=FLOATS,
-    accepts=SCHEMA,
-    attrs=(*WINDOW, ROUNDING, AUTO_PAD, DILATIONS, DATA_FORMAT),
+    "The maximum of each window of src (padding never wins).",
+    (*WINDOW, ROUNDING, AUTO_PAD, DILATIONS, DATA_FORMAT),
     rules=_rules("MaxPool", dilations=True, ceil=False, backward=None),
     shape=_max_pool_shape,
     kernel=_max_pool,
-    kernel_steps=_steps,
 )
 
 

@@ -15,27 +15,21 @@ from hypothesis import strategies as st
 from app.ops import REGISTRY
 from tests.ops.oracle.fixtures import (
     BENCHDNN,
-    assert_agrees,
-    benchdnn_nodes,
+    assert_benchdnn_nodes,
+    assert_errors,
+    assert_mutation_located,
+    assert_recorded_agrees,
+    assert_warns,
     check,
-    check_file,
-    file_errors,
     recorded,
     rules,
     run,
-    with_data,
+    t,
 )
 
 KINDS = {"BatchNormInference", "BatchNormForwardTraining", "BatchNormTrainingBackward", "LayerNorm",
          "LayerNormBackward", "GroupNorm", "RMSNorm"}  # fmt: skip
 F = "f32"
-
-
-def t(shape, dtype=F, data=None):
-    tensor = {"dtype": dtype, "shape": shape}
-    if data is not None:
-        tensor["data"] = data
-    return tensor
 
 
 # --- oneDNN's answers ---------------------------------------------------------------------------------
@@ -44,12 +38,7 @@ def t(shape, dtype=F, data=None):
 @pytest.mark.parametrize(("name", "descriptor", "inputs", "outputs"), recorded("normalization"),
                          ids=[c[0] for c in recorded("normalization")])  # fmt: skip
 def test_agrees_with_onednn(name, descriptor, inputs, outputs) -> None:
-    verdict, got = run(with_data(descriptor, inputs))
-    assert verdict.valid
-    spec = REGISTRY[descriptor["kind"]]
-    assert len(got) == len(outputs)
-    for index, (g, w) in enumerate(zip(got, outputs, strict=True)):
-        assert_agrees(g, w, spec.tolerance, f"{name} output {index}")
+    assert_recorded_agrees(name, descriptor, inputs, outputs)
 
 
 def test_recorded_cases_cover_every_kind() -> None:
@@ -241,9 +230,7 @@ def test_groups_against_unknown_channels_warns_nothing_and_guesses_nothing() -> 
     ],
 )  # fmt: skip
 def test_errors_name_the_rule_and_the_values(descriptor, errors, message) -> None:
-    verdict = check(descriptor)
-    assert not verdict.valid and rules(verdict) == errors, verdict.diagnostics
-    assert any(message in d.message for d in verdict.diagnostics), [d.message for d in verdict.diagnostics]
+    assert_errors(descriptor, errors, message)
 
 
 @pytest.mark.parametrize(
@@ -261,8 +248,7 @@ def test_errors_name_the_rule_and_the_values(descriptor, errors, message) -> Non
     ],
 )  # fmt: skip
 def test_warnings_keep_the_descriptor_valid(descriptor, warning) -> None:
-    verdict = check(descriptor)
-    assert verdict.valid and warning in rules(verdict, "warning"), verdict.diagnostics
+    assert_warns(descriptor, warning)
 
 
 def test_optional_outputs_follow_the_attributes() -> None:
@@ -280,22 +266,10 @@ def test_optional_outputs_follow_the_attributes() -> None:
 
 
 def test_every_benchdnn_node_is_checked_valid_with_the_files_shapes() -> None:
-    nodes = benchdnn_nodes(KINDS)
-    assert {op["kind"] for _, op, _ in nodes} == KINDS
-    for path, op, node in nodes:
-        assert node.checked_as == op["kind"], path
-        assert node.valid, (path, node.diagnostics)
-        assert [o.shape for o in node.outputs] == [o["shape"] for o in op["outputs"]], path
-        assert [o.dtype for o in node.outputs] == [o["dtype"] for o in op["outputs"]], path
+    assert_benchdnn_nodes(KINDS)
 
 
-def _mutate(document, change):
-    copied = copy.deepcopy(document)
-    change(copied["graph"][0])
-    return copied
-
-
-BNORM = json.loads((BENCHDNN / "op" / "f32" / "bnorm.json").read_text())
+DOCUMENT = json.loads((BENCHDNN / "op" / "f32" / "bnorm.json").read_text())
 MUTATIONS = [
     ("input dim", lambda op: op["inputs"][1]["shape"].__setitem__(0, 191), "BatchNormInference.channels"),
     ("attribute out of range", lambda op: op["attrs"]["epsilon"].__setitem__("value", -1.0),
@@ -311,7 +285,4 @@ MUTATIONS = [
 
 @pytest.mark.parametrize(("what", "change", "rule"), MUTATIONS, ids=[m[0] for m in MUTATIONS])
 def test_a_mutated_benchdnn_file_gets_the_rule_at_a_line(what, change, rule) -> None:
-    result = check_file(_mutate(BNORM, change))
-    errors = file_errors(result)
-    assert rule in {e[0] for e in errors}, errors
-    assert all(position is not None and position[0] > 1 for _, _, position in errors), errors
+    assert_mutation_located(DOCUMENT, change, rule)

@@ -116,3 +116,64 @@ def file_errors(result) -> list[tuple[str, str, tuple[int, int] | None]]:
         if d.severity == "error":
             out.append((d.rule, d.path, result.position(d.path)))
     return out
+
+
+def t(shape, dtype: str = "f32", data=None) -> dict:
+    """A wire tensor."""
+    tensor = {"dtype": dtype, "shape": shape}
+    if data is not None:
+        tensor["data"] = data
+    return tensor
+
+
+def assert_recorded_agrees(
+    name: str, descriptor: dict, inputs: list, outputs: list, exact: bool = False
+) -> None:
+    """The kernel on the oracle's inputs gives oneDNN's outputs: bit for bit when `exact` or the op has no
+    tolerance, else within the op's stated tolerance."""
+    verdict, got = run(with_data(descriptor, inputs))
+    assert verdict.valid, verdict.diagnostics
+    tolerance = None if exact else REGISTRY[descriptor["kind"]].tolerance
+    assert len(got) == len(outputs)
+    for index, (g, w) in enumerate(zip(got, outputs, strict=True)):
+        assert_agrees(g, w, tolerance, f"{name} output {index}")
+
+
+def assert_errors(descriptor: dict, errors: set[str], message: str) -> None:
+    """Invalid with exactly these error rules, one message containing `message`."""
+    verdict = check(descriptor)
+    assert not verdict.valid and rules(verdict) == errors, verdict.diagnostics
+    assert any(message in d.message for d in verdict.diagnostics), [d.message for d in verdict.diagnostics]
+
+
+def assert_warns(descriptor: dict, warning: str) -> None:
+    verdict = check(descriptor)
+    assert verdict.valid and warning in rules(verdict, "warning"), verdict.diagnostics
+
+
+def assert_mutation_located(document: dict, change, rule: str) -> None:
+    """A benchdnn file with its first node changed: `rule` among the errors, every error at a line and column."""
+    copied = json.loads(json.dumps(document))
+    change(copied["graph"][0])
+    errors = file_errors(check_file(copied))
+    assert rule in {e[0] for e in errors}, errors
+    assert all(position is not None and position[0] > 1 for _, _, position in errors), errors
+
+
+def assert_benchdnn_nodes(
+    kinds: set[str], refused=lambda op: False, refused_rules: set[str] = frozenset()
+) -> None:
+    """Every benchdnn node of these kinds is checked as its kind; valid with the file's output shapes and
+    dtypes, except those `refused` (oneDNN's add_op refuses them), which get exactly `refused_rules`."""
+    nodes = benchdnn_nodes(kinds)
+    assert {op["kind"] for _, op, _ in nodes} == kinds
+    for path, op, node in nodes:
+        assert node.checked_as == op["kind"], path
+        if refused(op):
+            assert {d.rule for d in node.diagnostics if d.severity == "error"} == refused_rules, (
+                node.diagnostics
+            )
+            continue
+        assert node.valid, (path, node.diagnostics)
+        assert [o.shape for o in node.outputs] == [o["shape"] for o in op["outputs"]], path
+        assert [o.dtype for o in node.outputs] == [o["dtype"] for o in op["outputs"]], path
