@@ -172,7 +172,9 @@ def _lists(kind: str, d: Any, ctx: Context, n: int | None) -> dict[str, list[int
 def _auto_pad(kind: str, d: Any, ctx: Context) -> str:
     spelling = attr(d, "auto_pad")
     mode = auto_pad_mode(spelling) or "none"
-    if spelling != ONEDNN_AUTO_PAD[mode]:
+    if (
+        spelling != ONEDNN_AUTO_PAD[mode] and "auto_pad" in d.attrs.model_fields_set
+    ):  # the default is no fault
         ctx.warn(
             f"{kind}.onednn.auto_pad",
             "attrs.auto_pad",
