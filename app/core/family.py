@@ -39,7 +39,7 @@ from app.core.dtypes import DTYPES, describe
 from app.core.engine import Context, NotEvaluable
 from app.core.mismatch import Tolerance
 from app.core.numbers import Int64, Numbers, int64s_as_given, show
-from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
+from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port, StepCount
 from app.core.shapes import Shape
 
 ONEDNN = "oneDNN Graph"
@@ -242,6 +242,7 @@ def build(
     tolerance: Tolerance | None = None,
     aliases: Sequence[str] = (),
     source: str | None = None,
+    kernel_steps: StepCount | None = None,
 ) -> OpSpec:
     """An OpSpec from a page's data, the family's shape rule and its kernel (see the module's doc).
 
@@ -282,29 +283,25 @@ def build(
         shapes = shape(d, ctx)
         if shapes is None or dtypes is None:
             return None
-        # A shape rule may answer fewer outputs than the ports (optional ones it was not asked for), or
-        # answer every port, the optional ones not declared then dropped (Dropout's mask).
-        n = min(len(shapes), present_outputs(outputs, d))
-        return [OutputType(dt, sh) for dt, sh in zip(dtypes[:n], shapes[:n], strict=True)]  # type: ignore[arg-type]
+        # A shape rule may answer fewer outputs than the ports: the optional outputs a descriptor does not
+        # have (LayerNorm's mean and variance without keep_stats, Dropout's mask undeclared) come last.
+        return [OutputType(dt, sh) for dt, sh in zip(dtypes, shapes, strict=False)]  # type: ignore[arg-type]
 
     def output_dtypes(d: Any) -> list[str | None]:
         return output_dtype_choice(fam, d)[: present_outputs(outputs, d)]
 
     def evaluate(d: Any, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
-        out = output_dtype_choice(fam, d)[: present_outputs(outputs, d)]
-        for index, dtype in enumerate(out):
-            if dtype is None:
+        out = output_dtype_choice(fam, d)
+        numpy_types = [None if dt is None else DTYPES[dt].numpy for dt in out]
+        results = kernel(d, arrays, numpy_types)  # type: ignore[arg-type]
+        for index in range(len(results)):  # only the outputs the descriptor has (see infer)
+            if out[index] is None:
                 raise NotEvaluable(
                     f"outputs[{index}].dtype",
                     f"{kind}'s output {index} may be one of several dtypes for these inputs; declare it in "
                     "`outputs` to evaluate",
                 )
-        numpy_types = [DTYPES[dt].numpy for dt in out]  # type: ignore[index]
-        results = kernel(d, arrays, numpy_types)
-        n = min(len(results), len(numpy_types))
-        return [
-            np.asarray(r).astype(t, copy=False) for r, t in zip(results[:n], numpy_types[:n], strict=True)
-        ]
+        return [np.asarray(r).astype(t, copy=False) for r, t in zip(results, numpy_types, strict=False)]
 
     spec = OpSpec(
         kind=kind,
@@ -323,6 +320,7 @@ def build(
         examples=tuple(examples),
         family=family,
         tolerance=tolerance,
+        kernel_steps=kernel_steps,
         extra=fam,
     )
     spec_holder.append(spec)

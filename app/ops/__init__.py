@@ -9,7 +9,20 @@ from typing import Annotated
 from pydantic import Field, TypeAdapter
 
 from app.core.registry import OpSpec
-from app.ops import argmax, binary, eltwise, layout, quantization, reduce_max, reduction, segment_max, softmax
+from app.ops import (
+    argmax,
+    binary,
+    eltwise,
+    interpolate,
+    layout,
+    normalization,
+    pooling,
+    quantization,
+    reduce_max,
+    reduction,
+    segment_max,
+    softmax,
+)
 from app.ops import max as max_op  # not `max`: the builtin stays usable here
 
 # One line per op, in the order GET /v1/ops lists them.
@@ -26,6 +39,9 @@ REGISTRY: dict[str, OpSpec] = {
         *softmax.OPS,
         *quantization.OPS,
         *layout.OPS,
+        *pooling.OPS,
+        *normalization.OPS,
+        *interpolate.OPS,
     )
 }  # fmt: skip
 

@@ -330,13 +330,18 @@ def _dropout(d: Any, ctx: Context) -> list[Shape] | None:
             ctx.error(f"{DROPOUT}.probability.range", "inputs[3].data", f"probability {show(float(bad[0]))} is "
                       "outside [0, 1]")  # fmt: skip
     src = d.inputs[0].shape
-    return [src, src]
+    return [src, src][: _outputs(d)]
+
+
+def _outputs(d: Any) -> int:
+    """dst, and the mask when the descriptor declares it (an optional output)."""
+    return 2 if d.outputs is not None and len(d.outputs) >= 2 else 1
 
 
 def _dropout_kernel(d: Any, arrays: Sequence[np.ndarray], out: Sequence[np.dtype]) -> list[np.ndarray]:
     src, probability = arrays[0], arrays[3]
     if probability.size and np.all(probability == 0):
-        return [src.copy(), np.ones(src.shape, dtype=np.uint8)]
+        return [src.copy(), np.ones(src.shape, dtype=np.uint8)][: _outputs(d)]
     raise NotEvaluable(
         "inputs[3].data",
         "Dropout's mask comes from oneDNN's PRNG (a variation of Philox the page does not define); it is "

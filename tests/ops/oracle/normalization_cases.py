@@ -1,0 +1,120 @@
+"""The normalization family's oracle cases: (name, kind, attrs, inputs, outputs), small f32 shapes."""
+
+F = "f32"
+CASES = [
+    (
+        "bn_inference_ncx",
+        "BatchNormInference",
+        {"epsilon": 0.0625, "data_format": "NCX"},
+        [(F, [2, 3, 4, 5])] + [(F, [3])] * 4,
+        [(F, [2, 3, 4, 5])],
+    ),
+    (
+        "bn_inference_nxc",
+        "BatchNormInference",
+        {"epsilon": 0.001},
+        [(F, [2, 4, 5, 3])] + [(F, [3])] * 4,
+        [(F, [2, 4, 5, 3])],
+    ),
+    (
+        "bn_forward_ncx",
+        "BatchNormForwardTraining",
+        {"epsilon": 0.0625, "data_format": "NCX"},
+        [(F, [2, 3, 4, 5])] + [(F, [3])] * 4,
+        [(F, [2, 3, 4, 5])] + [(F, [3])] * 4,
+    ),
+    (
+        "bn_forward_momentum",
+        "BatchNormForwardTraining",
+        {"epsilon": 0.0625, "momentum": 0.25, "data_format": "NCX"},
+        [(F, [2, 3, 4, 5])] + [(F, [3])] * 2,
+        [(F, [2, 3, 4, 5])] + [(F, [3])] * 4,
+    ),
+    (
+        "bn_backward_ncx",
+        "BatchNormTrainingBackward",
+        {"epsilon": 0.0625, "data_format": "NCX"},
+        [(F, [2, 3, 4, 5]), (F, [2, 3, 4, 5])] + [(F, [3])] * 3,
+        [(F, [2, 3, 4, 5]), (F, [3]), (F, [3])],
+    ),
+    (
+        "bn_backward_nxc_no_gamma",
+        "BatchNormTrainingBackward",
+        {"epsilon": 0.0625},
+        [(F, [2, 4, 5, 3]), (F, [2, 4, 5, 3])] + [(F, [3])] * 2,
+        [(F, [2, 4, 5, 3])],
+    ),
+    (
+        "ln_affine_stats",
+        "LayerNorm",
+        {"epsilon": 0.0625, "keep_stats": True, "use_affine": True},
+        [(F, [2, 3, 8]), (F, [8]), (F, [8])],
+        [(F, [2, 3, 8]), (F, [2, 3]), (F, [2, 3])],
+    ),
+    (
+        "ln_plain",
+        "LayerNorm",
+        {"epsilon": 0.0625, "keep_stats": False, "use_affine": False, "begin_norm_axis": -1},
+        [(F, [4, 3, 6, 7])],
+        [(F, [4, 3, 6, 7])],
+    ),
+    (
+        "ln_backward_affine",
+        "LayerNormBackward",
+        {"epsilon": 0.0625, "use_affine": True},
+        [(F, [2, 3, 8]), (F, [2, 3, 8]), (F, [2, 3]), (F, [2, 3]), (F, [8]), (F, [8])],
+        [(F, [2, 3, 8]), (F, [8]), (F, [8])],
+    ),
+    (
+        "ln_backward_plain",
+        "LayerNormBackward",
+        {"epsilon": 0.0625, "use_affine": False},
+        [(F, [2, 3, 8]), (F, [2, 3, 8]), (F, [2, 3]), (F, [2, 3])],
+        [(F, [2, 3, 8])],
+    ),
+    (
+        "gn_ncx_stats",
+        "GroupNorm",
+        {"groups": 2, "epsilon": 1e-5, "data_format": "NCX"},
+        [(F, [2, 4, 3, 5]), (F, [4]), (F, [4])],
+        [(F, [2, 4, 3, 5]), (F, [2, 2]), (F, [2, 2])],
+    ),
+    (
+        "gn_nxc",
+        "GroupNorm",
+        {"groups": 3, "keep_stats": False, "use_affine": True},
+        [(F, [2, 3, 5, 6]), (F, [6]), (F, [6])],
+        [(F, [2, 3, 5, 6])],
+    ),
+    ("rms_gamma", "RMSNorm", {"epsilon": 0.0625}, [(F, [2, 3, 8]), (F, [8])], [(F, [2, 3, 8])]),
+    (
+        "rms_plain_axis",
+        "RMSNorm",
+        {"epsilon": 1e-5, "begin_norm_axis": -2},
+        [(F, [2, 3, 8])],
+        [(F, [2, 3, 8])],
+    ),
+]
+CASES += [
+    (
+        "bn_backward_nxc_no_gamma_3",
+        "BatchNormTrainingBackward",
+        {"epsilon": 0.0625},
+        [(F, [2, 4, 5, 3]), (F, [2, 4, 5, 3])] + [(F, [3])] * 2,
+        [(F, [2, 4, 5, 3]), (F, [3]), (F, [3])],
+    ),
+    (
+        "bn_backward_gamma_1",
+        "BatchNormTrainingBackward",
+        {"epsilon": 0.0625, "data_format": "NCX"},
+        [(F, [2, 3, 4, 5]), (F, [2, 3, 4, 5])] + [(F, [3])] * 3,
+        [(F, [2, 3, 4, 5])],
+    ),
+    (
+        "ln_axis_2",
+        "LayerNorm",
+        {"epsilon": 0.0625, "keep_stats": True, "use_affine": False, "begin_norm_axis": 1},
+        [(F, [2, 3, 4])],
+        [(F, [2, 3, 4]), (F, [2]), (F, [2])],
+    ),
+]
