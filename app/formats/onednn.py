@@ -41,6 +41,9 @@ from app.ops import REGISTRY
 
 FORMAT = "onednn"
 UNKNOWN_DIMS = frozenset({-1, INT64_MIN})
+# A logical tensor whose shape is left for the library to infer: benchdnn's graph inputs write its
+# shape as the one unknown dim [INT64_MIN] (the library's DNNL_GRAPH_UNKNOWN_DIM), whatever its rank.
+UNKNOWN_RANK = [INT64_MIN]
 # oneDNN Graph op kinds opspec checks, by the kind oneDNN writes: the same names and attributes. Every
 # op of the registry whose source is the oneDNN Graph operation set is one.
 KINDS = {spec.kind: spec.kind for spec in REGISTRY.values() if spec.source.startswith(ONEDNN)}
@@ -281,7 +284,7 @@ class _Reader:
             and all(type(d) is int or (isinstance(d, int) and not isinstance(d, bool)) for d in shape)
         ):
             self.fail(f"tensor `shape` must be a list of integers; got {shown(shape)}", f"{path}.shape")
-        if shape is None:
+        if shape is None or shape == UNKNOWN_RANK:
             return str(tid), Value(file_dtype(dtype), None)
         key = (dtype, tuple(shape))
         value = self.values.get(key)
