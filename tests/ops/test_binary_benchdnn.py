@@ -13,6 +13,7 @@ import pytest
 
 from app.cli import EXIT_INVALID, main
 from app.core.config import Settings
+from app.core.numbers import INT64_MIN
 from app.formats import graphs
 
 BENCHDNN = Path(__file__).resolve().parents[1] / "formats" / "files" / "benchdnn"
@@ -48,6 +49,8 @@ def test_every_node_of_the_family_is_checked_valid_and_inferred_as_the_file_says
             assert node.valid, (name, node.name, errors)
             op = declared[int(node.id)]
             for got, want in zip(node.outputs, op["outputs"], strict=True):
+                if want["shape"] == [INT64_MIN]:  # left for the library to infer: of unknown rank
+                    continue
                 assert got.shape == want["shape"], (name, node.name, got.shape, want["shape"])
                 assert got.dtype == want["dtype"]
         assert "BiasAddBackward" not in result.not_checked
