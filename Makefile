@@ -36,6 +36,13 @@ test: lint browser
 	$(BIN)/python -m pytest
 
 bench: $(STAMP)
+	@if ! command -v wrk >/dev/null; then \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	    echo "installing Debian's wrk, the load generator of bench/bench_http.py (apt, seconds)"; \
+	    apt-get -o DPkg::Lock::Timeout=600 update -q && \
+	    DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q wrk; \
+	  else echo "no wrk and no root apt-get: bench/bench_http.py skips"; fi; \
+	fi
 	@echo "installing the bench extra (onnx, onnxruntime, openvino: the engines the kernels race against)"
 	$(BIN)/uv pip install --python $(BIN)/python --quiet -e '.[dev,bench]'
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
