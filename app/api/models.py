@@ -48,12 +48,16 @@ class ImplementationInfo(BaseModel):
 
 
 class ToleranceInfo(BaseModel):
-    exact: bool = Field(description="True: verify compares the outputs bit for bit (NaNs equal whatever payload).")
+    exact: bool = Field(
+        description="True: verify compares the outputs bit for bit (NaNs equal whatever payload)."
+    )
     ulps: int = Field(
         description="An output within this many values of its dtype from the spec's conforms (class `rounding`)."
     )
     absolute: float = Field(description="... or within this absolute difference (for values near 0).")
-    why: str = Field(description="Why the value is exact, or what makes it inexact and where the bound comes from.")
+    why: str = Field(
+        description="Why the value is exact, or what makes it inexact and where the bound comes from."
+    )
 
 
 class OpDetail(OpSummary):

@@ -385,66 +385,25 @@ def _elu_alpha_error(kind: str, v: Values, ctx: Context) -> None:
 F32_UNIT = 2.0**-24  # half an ulp of 1.0 in f32: the error of one rounding near 1
 
 
-def _inexact(ulps: int, absolute: float, why: str) -> Tolerance:
-    return Tolerance(ulps=ulps, absolute=absolute, why=why)
-
-
-LIBM = (
-    "a transcendental function: correctly rounded here (float64, rounded once); vectorised f32 "
-    "versions are within a few ulps"
-)
-EXP_TOL = _inexact(4, 2.0**-124, f"{LIBM} (oneDNN 3.13: 2); results below about 2^-125 may be flushed to 0")
-TANH_TOL = _inexact(4, 0.0, f"{LIBM} (oneDNN 3.13: 1)")
-ELU_TOL = _inexact(
-    4,
-    4 * F32_UNIT,
-    f"{LIBM}; e^x - 1 computed without expm1 cancels near 0 (oneDNN 3.13: up to 9e-8 absolute)",
-)
-GELU_TOL = _inexact(
-    4, 8 * F32_UNIT, f"{LIBM}; erf and tanh approximations near 0 (oneDNN 3.13: up to 2.5e-7 absolute)"
-)
-HARDSIGMOID_TOL = _inexact(
-    2,
-    F32_UNIT,
-    "alpha * src + beta rounds once with a fused multiply-add and twice without (oneDNN 3.13: 1 ulp)",
-)
-HARDSWISH_TOL = _inexact(
-    4, 0.0, "(src + 3) / 6 * src rounds up to three times in f32 (oneDNN 3.13: up to 4 ulps)"
-)
-LOG_TOL = _inexact(
-    4,
-    2.0**-17,
-    f"{LIBM}; oneDNN 3.13's vectorised log is accurate to about 2^-18 absolutely (measured 3.5e-6)",
-)
-MISH_TOL = _inexact(
-    4, 16 * F32_UNIT, f"{LIBM}; tanh(ln(1 + e^x)) cancels for x < 0 (oneDNN 3.13: up to 7.8e-7)"
-)
-SIGMOID_TOL = _inexact(
-    4, 2.0**-124, f"{LIBM} (oneDNN 3.13: 2); results below about 2^-125 may be flushed to 0"
-)
-SOFTPLUS_TOL = _inexact(
-    4,
-    2.0**-18,
-    f"{LIBM}; ln(1 + e^x) in f32 loses what 1 + e^x rounds away (oneDNN 3.13: up to 1.9e-6 at x = -20)",
-)
-GRADIENT_TOL = _inexact(
-    4,
-    4 * F32_UNIT,
-    f"{LIBM}; the derivative's terms cancel near its zeros (oneDNN 3.13: up to 1.2e-7 absolute)",
-)
-GELU_GRAD_TOL = _inexact(
-    4,
-    32 * F32_UNIT,
-    f"{LIBM}; the derivative's terms cancel near its zeros (oneDNN 3.13: up to 1.2e-6 absolute)",
-)
-TANH_GRAD_TOL = _inexact(
-    4, 8 * F32_UNIT, f"{LIBM}; 1 - tanh^2 cancels as |x| grows (oneDNN 3.13: up to 1.8e-7 absolute)"
-)
-SQRT_GRAD_TOL = _inexact(
-    2,
-    0.0,
-    "a quotient: rounded once here, twice by an implementation that forms 1 / (2 * d) (oneDNN 3.13: 1 ulp)",
-)
+LIBM = "A transcendental function, correctly rounded here (float64, rounded once); vectorised f32 ones are within a few ulps"
+CANCELS = "the derivative's terms cancel near its zeros"
+# name: (ulps, absolute, why); "oneDNN 3.13" figures are the largest differences measured.
+_TOLERANCES = {
+    "exp": (4, 2.0**-124, f"{LIBM} (oneDNN 3.13: 2); results below about 2^-125 may be flushed to 0"),
+    "tanh": (4, 0.0, f"{LIBM} (oneDNN 3.13: 1)"),
+    "elu": (4, 4 * F32_UNIT, f"{LIBM}; e^x - 1 without expm1 cancels near 0 (oneDNN 3.13: 9e-8 absolute)"),
+    "gelu": (4, 8 * F32_UNIT, f"{LIBM}; erf and tanh approximations near 0 (oneDNN 3.13: 2.5e-7 absolute)"),
+    "hardsigmoid": (2, F32_UNIT, "alpha * src + beta rounds once with a fused multiply-add, twice without (oneDNN 3.13: 1 ulp)"),
+    "hardswish": (4, 0.0, "src * (src + 3) / 6 rounds up to three times in f32 (oneDNN 3.13: 4 ulps)"),
+    "log": (4, 2.0**-17, f"{LIBM}; oneDNN 3.13's vectorised log is good to about 2^-18 absolutely (3.5e-6)"),
+    "mish": (4, 16 * F32_UNIT, f"{LIBM}; tanh(ln(1 + e^x)) cancels for x < 0 (oneDNN 3.13: 7.8e-7 absolute)"),
+    "softplus": (4, 2.0**-18, f"{LIBM}; ln(1 + e^x) in f32 loses what 1 + e^x rounds away (oneDNN 3.13: 1.9e-6 at -20)"),
+    "gradient": (4, 4 * F32_UNIT, f"{LIBM}; {CANCELS} (oneDNN 3.13: 1.2e-7 absolute)"),
+    "gelu_gradient": (4, 32 * F32_UNIT, f"{LIBM}; {CANCELS} (oneDNN 3.13: 1.2e-6 absolute)"),
+    "tanh_gradient": (4, 8 * F32_UNIT, f"{LIBM}; 1 - tanh^2 cancels as |x| grows (oneDNN 3.13: 1.8e-7 absolute)"),
+    "sqrt_gradient": (2, 0.0, "A quotient: rounded once here, twice where 1 / (2 * d) is formed first (oneDNN 3.13: 1 ulp)"),
+}  # fmt: skip
+TOL = {name: Tolerance(ulps=u, absolute=a, why=why) for name, (u, a, why) in _TOLERANCES.items()}
 
 
 # --- the members ----------------------------------------------------------------------------------
@@ -463,34 +422,34 @@ ELU = unary(
     "dst = src if src > 0, else alpha * (e^src - 1).",
     lambda v, x: np.where(x > 0, x, v["alpha"] * np.expm1(x)),
     attrs=(ELU_ALPHA,),
-    tolerance=ELU_TOL,
+    tolerance=TOL["elu"],
     check=_elu_alpha_warning,
     rules=(
         Rule("Elu.onednn.alpha", f"alpha < 0: beyond the page's non-negative values, but {ONEDNN_VERSION} runs it.",
              "oneDNN Graph Elu, Operation attributes", "warning"),
     ),
 )  # fmt: skip
-EXP = unary("Exp", "dst = e^src.", lambda v, x: np.exp(x), tolerance=EXP_TOL)
+EXP = unary("Exp", "dst = e^src.", lambda v, x: np.exp(x), tolerance=TOL["exp"])
 GELU = unary(
     "GELU",
     "dst = 0.5 * src * (1 + erf(src / sqrt(2))); with mode gelu_tanh, "
     "0.5 * src * (1 + tanh(sqrt(2 / pi) * (src + 0.044715 * src^3))).",
     gelu,
     attrs=(GELU_MODE,),
-    tolerance=GELU_TOL,
+    tolerance=TOL["gelu"],
 )
 HARD_SIGMOID = unary(
     "HardSigmoid",
     "dst = max(0, min(1, alpha * src + beta)) (NaN gives 1: min and max ignore a NaN).",
     lambda v, x: np.fmax(0.0, np.fmin(1.0, v["alpha"] * x + v["beta"])),
     attrs=(HS_ALPHA, HS_BETA),
-    tolerance=HARDSIGMOID_TOL,
+    tolerance=TOL["hardsigmoid"],
 )
 HARD_SWISH = unary(
     "HardSwish",
     "dst = src * min(max(src + 3, 0), 6) / 6.",
     lambda v, x: hardswish(x),
-    tolerance=HARDSWISH_TOL,
+    tolerance=TOL["hardswish"],
 )
 LEAKY_RELU = unary(
     "LeakyReLU",
@@ -498,9 +457,9 @@ LEAKY_RELU = unary(
     lambda v, x: np.where(x >= 0, x, v["alpha"] * x),
     attrs=(LEAKY_ALPHA,),
 )
-LOG = unary("Log", "dst = ln(src) (-inf at 0, NaN below).", lambda v, x: np.log(x), tolerance=LOG_TOL)
+LOG = unary("Log", "dst = ln(src) (-inf at 0, NaN below).", lambda v, x: np.log(x), tolerance=TOL["log"])
 MISH = unary(
-    "Mish", "dst = src * tanh(ln(1 + e^src)).", lambda v, x: x * np.tanh(softplus(x)), tolerance=MISH_TOL
+    "Mish", "dst = src * tanh(ln(1 + e^src)).", lambda v, x: x * np.tanh(softplus(x)), tolerance=TOL["mish"]
 )
 RECIPROCAL = unary(
     "Reciprocal",
@@ -509,17 +468,17 @@ RECIPROCAL = unary(
 )
 RELU = unary("ReLU", "dst = src if src > 0, else 0 (+0; NaN gives 0).", lambda v, x: np.where(x > 0, x, 0.0))
 ROUND = unary("Round", "dst = src rounded to the nearest integer, ties to even.", lambda v, x: np.rint(x))
-SIGMOID = unary("Sigmoid", "dst = 1 / (1 + e^-src).", lambda v, x: sigmoid(x), tolerance=SIGMOID_TOL)
+SIGMOID = unary("Sigmoid", "dst = 1 / (1 + e^-src).", lambda v, x: sigmoid(x), tolerance=TOL["exp"])
 SOFT_PLUS = unary(
     "SoftPlus",
     "dst = 1/beta * ln(e^(beta * src) + 1).",
     lambda v, x: softplus(v["beta"] * x) / v["beta"],
     attrs=(SOFTPLUS_BETA,),
-    tolerance=SOFTPLUS_TOL,
+    tolerance=TOL["softplus"],
 )
 SQRT = unary("Sqrt", "dst = sqrt(src), rounded once (-0 gives -0, below 0 NaN).", lambda v, x: np.sqrt(x))
 SQUARE = unary("Square", "dst = src * src, rounded once.", lambda v, x: x * x)
-TANH = unary("Tanh", "dst = tanh(src).", lambda v, x: np.tanh(x), tolerance=TANH_TOL)
+TANH = unary("Tanh", "dst = tanh(src).", lambda v, x: np.tanh(x), tolerance=TOL["tanh"])
 
 ABS_BACKWARD = backward(
     "AbsBackward",
@@ -541,7 +500,7 @@ ELU_BACKWARD = backward(
     elu_grad,
     attrs=(ELU_ALPHA,),
     use_dst=True,
-    tolerance=GRADIENT_TOL,
+    tolerance=TOL["gradient"],
     check=_elu_alpha_error,
     rules=(Rule("EluBackward.attrs.alpha", "alpha is non-negative.", "oneDNN Graph EluBackward, Operation attributes"),),
 )  # fmt: skip
@@ -550,7 +509,7 @@ GELU_BACKWARD = backward(
     "diff_src = diff_dst * GELU'(src), for the mode's GELU.",
     gelu_grad,
     attrs=(GELU_MODE,),
-    tolerance=GELU_GRAD_TOL,
+    tolerance=TOL["gelu_gradient"],
 )
 HARD_SIGMOID_BACKWARD = backward(
     "HardSigmoidBackward",
@@ -562,14 +521,14 @@ HARD_SWISH_BACKWARD = backward(
     "HardSwishBackward",
     "diff_src = 0 where src <= -3, diff_dst where src >= 3, else diff_dst * (2 * src + 3) / 6.",
     lambda v, x, g: g * hardswish_grad(x),
-    tolerance=GRADIENT_TOL,
+    tolerance=TOL["gradient"],
 )
 MISH_BACKWARD = backward(
     "MishBackward",
     "diff_src = diff_dst * e^src * omega / delta^2, omega = e^3src + 4e^2src + e^src(4src + 6) + 4(src + 1), "
     "delta = e^2src + 2e^src + 2.",
     lambda v, x, g: g * mish_grad(x),
-    tolerance=GRADIENT_TOL,
+    tolerance=TOL["gradient"],
 )
 RELU_BACKWARD = backward(
     "ReLUBackward",
@@ -582,28 +541,28 @@ SIGMOID_BACKWARD = backward(
     "diff_src = diff_dst * s * (1 - s), s = sigmoid(src) (or dst).",
     lambda v, x, g: g * _from(v, x, sigmoid) * (1 - _from(v, x, sigmoid)),
     use_dst=True,
-    tolerance=GRADIENT_TOL,
+    tolerance=TOL["gradient"],
 )
 SOFT_PLUS_BACKWARD = backward(
     "SoftPlusBackward",
     "diff_src = diff_dst * sigmoid(beta * src).",
     lambda v, x, g: g * sigmoid(v["beta"] * x),
     attrs=(SOFTPLUS_BETA,),
-    tolerance=GRADIENT_TOL,
+    tolerance=TOL["gradient"],
 )
 SQRT_BACKWARD = backward(
     "SqrtBackward",
     "diff_src = diff_dst / (2 * sqrt(src)) (or / (2 * dst)).",
     lambda v, x, g: g / (2 * _from(v, x, np.sqrt)),
     use_dst=True,
-    tolerance=SQRT_GRAD_TOL,
+    tolerance=TOL["sqrt_gradient"],
 )
 TANH_BACKWARD = backward(
     "TanhBackward",
     "diff_src = diff_dst * (1 - t^2), t = tanh(src) (or dst).",
     lambda v, x, g: g * (1 - _from(v, x, np.tanh) ** 2),
     use_dst=True,
-    tolerance=TANH_GRAD_TOL,
+    tolerance=TOL["tanh_gradient"],
 )
 
 OPS = (
