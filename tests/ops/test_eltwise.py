@@ -13,6 +13,8 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from app.cli import EXIT_INVALID, main
 from app.core.config import Settings
@@ -398,3 +400,44 @@ def test_a_mutated_benchdnn_graph_fails_at_the_node_with_line_and_column(tmp_pat
     row, column = map(int, where.split(":")[-2:])
     text = path.read_text().splitlines()
     assert '"shape"' in text[row - 1] and column > 0
+
+
+# --- properties of the exact ops over any f32 (hypothesis), from the pages' formulas ------------------
+
+F32S = st.lists(st.floats(width=32, allow_nan=True, allow_infinity=True), min_size=1, max_size=40)
+
+
+@given(F32S)
+def test_abs_clears_the_sign_bit(xs) -> None:
+    x = np.array(xs, dtype=np.float32)
+    assert bits(run("Abs", x)) == [b & 0x7FFFFFFF for b in bits(x)]
+
+
+@given(F32S)
+def test_relu_is_src_above_zero_else_plus_zero(xs) -> None:
+    x = np.array(xs, dtype=np.float32)
+    assert same_bits(run("ReLU", x), [v if v > 0 else 0.0 for v in xs])
+
+
+@given(F32S, st.floats(-10, 10, width=32), st.floats(-10, 10, width=32))
+def test_clamp_selects_src_or_the_bound_it_passes(xs, low, high) -> None:
+    x = np.array(xs, dtype=np.float32)
+    step = [v if v > low else low for v in xs]
+    assert same_bits(run("Clamp", x, min=low, max=high), [v if v < high else high for v in step])
+
+
+@given(F32S)
+def test_round_is_pythons_round_half_even(xs) -> None:
+    x = np.array(xs, dtype=np.float32)
+    want = [v if not math.isfinite(v) else math.copysign(float(round(v)), v) for v in xs]
+    assert same_bits(run("Round", x), want)
+
+
+@given(F32S, F32S)
+def test_relu_backward_passes_diff_dst_where_src_is_positive(xs, gs) -> None:
+    n = min(len(xs), len(gs))
+    x, g = np.array(xs[:n], dtype=np.float32), np.array(gs[:n], dtype=np.float32)
+    assert same_bits(
+        run("ReLUBackward", x, g, use_dst=False),
+        [gv if xv > 0 else gv * 0.0 for xv, gv in zip(x.tolist(), g.tolist(), strict=True)],
+    )
