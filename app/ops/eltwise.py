@@ -428,8 +428,15 @@ ELU = unary(
         Rule("Elu.onednn.alpha", f"alpha < 0: beyond the page's non-negative values, but {ONEDNN_VERSION} runs it.",
              "oneDNN Graph Elu, Operation attributes", "warning"),
     ),
+    notes=("oneDNN 3.13 (AVX2) gives +0 for Elu(-0) and for tiny negative src (subnormals read as 0).",),
 )  # fmt: skip
-EXP = unary("Exp", "dst = e^src.", lambda v, x: np.exp(x), tolerance=TOL["exp"])
+EXP = unary(
+    "Exp",
+    "dst = e^src.",
+    lambda v, x: np.exp(x),
+    tolerance=TOL["exp"],
+    notes=("oneDNN 3.13 (AVX2) gives inf for a NaN src, and 0 for results below about 2^-125.",),
+)
 GELU = unary(
     "GELU",
     "dst = 0.5 * src * (1 + erf(src / sqrt(2))); with mode gelu_tanh, "
@@ -437,6 +444,7 @@ GELU = unary(
     gelu,
     attrs=(GELU_MODE,),
     tolerance=TOL["gelu"],
+    notes=("The page writes erf(src) / sqrt(2); erf(src / sqrt(2)) is meant (oneDNN computes it).",),
 )
 HARD_SIGMOID = unary(
     "HardSigmoid",
@@ -457,7 +465,15 @@ LEAKY_RELU = unary(
     lambda v, x: np.where(x >= 0, x, v["alpha"] * x),
     attrs=(LEAKY_ALPHA,),
 )
-LOG = unary("Log", "dst = ln(src) (-inf at 0, NaN below).", lambda v, x: np.log(x), tolerance=TOL["log"])
+LOG = unary(
+    "Log",
+    "dst = ln(src) (-inf at 0, NaN below).",
+    lambda v, x: np.log(x),
+    tolerance=TOL["log"],
+    notes=(
+        "oneDNN 3.13 (AVX2) reads a subnormal src as the smallest normal: ln(1e-45) gives -88.03, not -103.28.",
+    ),
+)
 MISH = unary(
     "Mish", "dst = src * tanh(ln(1 + e^src)).", lambda v, x: x * np.tanh(softplus(x)), tolerance=TOL["mish"]
 )
@@ -465,6 +481,9 @@ RECIPROCAL = unary(
     "Reciprocal",
     "dst = 1 / src, rounded once; inf where src is 0 (either zero, as the page writes).",
     lambda v, x: reciprocal(x),
+    notes=(
+        "oneDNN 3.13 runs Reciprocal only fused with a following op (benchdnn's Reciprocal + Multiply), not alone.",
+    ),
 )
 RELU = unary("ReLU", "dst = src if src > 0, else 0 (+0; NaN gives 0).", lambda v, x: np.where(x > 0, x, 0.0))
 ROUND = unary("Round", "dst = src rounded to the nearest integer, ties to even.", lambda v, x: np.rint(x))
@@ -484,6 +503,7 @@ ABS_BACKWARD = backward(
     "AbsBackward",
     "diff_src = diff_dst if src > 0, -diff_dst if src < 0, 0 if src = 0 (NaN src gives NaN).",
     lambda v, x, g: g * np.where(x > 0, 1.0, np.where(x < 0, -1.0, np.where(x == 0, 0.0, np.nan))),
+    notes=("oneDNN 3.13 (AVX2) gives diff_dst, not NaN, where src is NaN.",),
 )
 CLAMP_BACKWARD = backward(
     "ClampBackward",
@@ -535,6 +555,7 @@ RELU_BACKWARD = backward(
     "diff_src = diff_dst where src (or dst) > 0, else 0.",
     lambda v, x, g: g * (x > 0),
     use_dst=True,
+    notes=("oneDNN 3.13 (AVX2) gives diff_dst, not 0, where src is NaN.",),
 )
 SIGMOID_BACKWARD = backward(
     "SigmoidBackward",
