@@ -441,3 +441,62 @@ def test_relu_backward_passes_diff_dst_where_src_is_positive(xs, gs) -> None:
         run("ReLUBackward", x, g, use_dst=False),
         [gv if xv > 0 else gv * 0.0 for xv, gv in zip(x.tolist(), g.tolist(), strict=True)],
     )
+
+
+def _eltwise_nodes() -> list:
+    params = []
+    for path in _benchdnn_files():
+        for index, op in enumerate(json.loads(path.read_text())["graph"]):
+            if op["kind"] in KINDS:
+                params.append(pytest.param(path, index, id=f"{path.relative_to(BENCHDNN)}[{index}]"))
+    return params
+
+
+def _mutations(op: dict) -> list[tuple[str, object]]:
+    """(expected rule suffix, a function changing the op in place) for each fault the node can take."""
+    kind = op["kind"]
+    out = [
+        ("outputs.dim", lambda o: o["outputs"][0]["shape"].__setitem__(-1, o["outputs"][0]["shape"][-1] + 1)),
+        ("outputs.dtype", lambda o: o["outputs"][0].__setitem__("dtype", "s8")),
+        ("src.dtype", None),  # src's logical tensor made s8 wherever the graph declares it
+        ("inputs.count", lambda o: o["inputs"].append(copy.deepcopy(o["inputs"][0]) | {"id": 99999})),
+        ("inputs.count", lambda o: o["inputs"].pop()),
+    ]
+    if kind.endswith("Backward"):
+        out.append(
+            (
+                "shapes.match",
+                lambda o: o["inputs"][1]["shape"].__setitem__(-1, o["inputs"][1]["shape"][-1] + 1),
+            )
+        )
+    required = [a.name for a in REGISTRY[kind].extra.attrs if a.required]
+    if required:
+        out.append(("attrs.required", lambda o: o["attrs"].pop(required[0])))
+    if kind in ("GELU", "GELUBackward"):
+        out.append(
+            ("attrs.value", lambda o: o["attrs"].__setitem__("mode", {"type": "string", "value": "erf"}))
+        )
+    return out
+
+
+@pytest.mark.parametrize(("path", "index"), _eltwise_nodes())
+def test_every_benchdnn_eltwise_node_mutated_fails_at_the_node(path, index) -> None:
+    document = json.loads(path.read_text())
+    for rule, mutate in _mutations(document["graph"][index]):
+        broken = copy.deepcopy(document)
+        if mutate is None:
+            tensor = broken["graph"][index]["inputs"][0]["id"]
+            if any(t["id"] == tensor for other in broken["graph"] for t in other["outputs"]):
+                continue  # produced by another node, whose inferred dtype the graph carries on
+            for other in broken["graph"]:
+                for t in other["inputs"]:
+                    if t["id"] == tensor:
+                        t["dtype"] = "s8"
+        else:
+            mutate(broken["graph"][index])
+        result = graphs.check((json.dumps(broken, indent=2) + "\n").encode(), Settings())
+        node = next(n for n in result.nodes if n.path == f"graph[{index}]")
+        errors = {d.rule for d in node.diagnostics if d.severity == "error"}
+        assert f"{node.kind}.{rule}" in errors, (rule, node.diagnostics)
+        assert all(result.position(d.path) for d in node.diagnostics if d.severity == "error")
+        assert not result.valid
