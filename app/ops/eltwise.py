@@ -29,10 +29,13 @@ from app.core.rounding import round_once
 from app.core.shapes import Shape, dims_conflict, format_shape
 
 FAMILY = "eltwise"
+# The pages' tables hold the same three rows in one of two orders; each member keeps its page's.
 FLOAT_SAME = rows("src dst", "f32 f32", "bf16 bf16", "f16 f16")
+FLOAT_SAME_F16 = rows("src dst", "f32 f32", "f16 f16", "bf16 bf16")
 FLOAT_SCHEMA = constraints("src:T dst:T", T="f32 bf16 f16")
 
 GRADIENT_SAME = rows("src diff_dst diff_src", "f32 f32 f32", "f16 f16 f16", "bf16 bf16 bf16")
+GRADIENT_SAME_BF16 = rows("src diff_dst diff_src", "f32 f32 f32", "bf16 bf16 bf16", "f16 f16 f16")
 GRADIENT_SCHEMA = constraints("src:T diff_dst:T diff_src:T", T="f32 bf16 f16")
 
 EXACT = None  # a selection or one rounding of an exact value: compared bit for bit
@@ -130,7 +133,7 @@ def unary(
         summary=formula,
         inputs=(In("src", "The input tensor."),),
         outputs=(Out("dst", "src's shape and dtype."),),
-        table=FLOAT_SAME,
+        table=more.pop("table", FLOAT_SAME),
         accepts=FLOAT_SCHEMA,
         shape=_with_check(kind, attrs, check, _same_shape),
         kernel=kernel,
@@ -221,7 +224,7 @@ def backward(
             In("diff_dst", "The gradient with respect to dst; the first input's shape."),
         ),
         outputs=(Out("diff_src", "The gradient with respect to src; the first input's shape and dtype."),),
-        table=GRADIENT_SAME,
+        table=more.pop("table", GRADIENT_SAME),
         accepts=GRADIENT_SCHEMA,
         shape=_with_check(kind, attrs, check, _gradient_shape(kind, first)),
         kernel=kernel,
@@ -408,7 +411,7 @@ TOL = {name: Tolerance(ulps=u, absolute=a, why=why) for name, (u, a, why) in _TO
 
 # --- the members ----------------------------------------------------------------------------------
 
-ABS = unary("Abs", "dst = |src| (IEEE abs: -0 gives +0).", lambda v, x: np.abs(x))
+ABS = unary("Abs", "dst = |src| (IEEE abs: -0 gives +0).", lambda v, x: np.abs(x), table=FLOAT_SAME_F16)
 CLAMP = unary(
     "Clamp",
     "dst = min(max(src, min), max): src where min < src < max, else the bound it passes (NaN gives min).",
@@ -416,6 +419,7 @@ CLAMP = unary(
     attrs=(MIN, MAX),
     check=_clamp_bounds,
     rules=_clamp_rules("Clamp"),
+    table=FLOAT_SAME_F16,
 )
 ELU = unary(
     "Elu",
@@ -429,6 +433,7 @@ ELU = unary(
              "oneDNN Graph Elu, Operation attributes", "warning"),
     ),
     notes=("oneDNN 3.13 (AVX2) gives +0 for Elu(-0) and for tiny negative src (subnormals read as 0).",),
+    table=FLOAT_SAME_F16,
 )  # fmt: skip
 EXP = unary(
     "Exp",
@@ -436,6 +441,7 @@ EXP = unary(
     lambda v, x: np.exp(x),
     tolerance=TOL["exp"],
     notes=("oneDNN 3.13 (AVX2) gives inf for a NaN src, and 0 for results below about 2^-125.",),
+    table=FLOAT_SAME_F16,
 )
 GELU = unary(
     "GELU",
@@ -445,6 +451,7 @@ GELU = unary(
     attrs=(GELU_MODE,),
     tolerance=TOL["gelu"],
     notes=("The page writes erf(src) / sqrt(2); erf(src / sqrt(2)) is meant (oneDNN computes it).",),
+    table=FLOAT_SAME_F16,
 )
 HARD_SIGMOID = unary(
     "HardSigmoid",
@@ -473,6 +480,7 @@ LOG = unary(
     notes=(
         "oneDNN 3.13 (AVX2) reads a subnormal src as the smallest normal: ln(1e-45) gives -88.03, not -103.28.",
     ),
+    table=FLOAT_SAME_F16,
 )
 MISH = unary(
     "Mish", "dst = src * tanh(ln(1 + e^src)).", lambda v, x: x * np.tanh(softplus(x)), tolerance=TOL["mish"]
@@ -486,7 +494,12 @@ RECIPROCAL = unary(
     ),
 )
 RELU = unary("ReLU", "dst = src if src > 0, else 0 (+0; NaN gives 0).", lambda v, x: np.where(x > 0, x, 0.0))
-ROUND = unary("Round", "dst = src rounded to the nearest integer, ties to even.", lambda v, x: np.rint(x))
+ROUND = unary(
+    "Round",
+    "dst = src rounded to the nearest integer, ties to even.",
+    lambda v, x: np.rint(x),
+    table=FLOAT_SAME_F16,
+)
 SIGMOID = unary("Sigmoid", "dst = 1 / (1 + e^-src).", lambda v, x: sigmoid(x), tolerance=TOL["exp"])
 SOFT_PLUS = unary(
     "SoftPlus",
@@ -495,8 +508,13 @@ SOFT_PLUS = unary(
     attrs=(SOFTPLUS_BETA,),
     tolerance=TOL["softplus"],
 )
-SQRT = unary("Sqrt", "dst = sqrt(src), rounded once (-0 gives -0, below 0 NaN).", lambda v, x: np.sqrt(x))
-SQUARE = unary("Square", "dst = src * src, rounded once.", lambda v, x: x * x)
+SQRT = unary(
+    "Sqrt",
+    "dst = sqrt(src), rounded once (-0 gives -0, below 0 NaN).",
+    lambda v, x: np.sqrt(x),
+    table=FLOAT_SAME_F16,
+)
+SQUARE = unary("Square", "dst = src * src, rounded once.", lambda v, x: x * x, table=FLOAT_SAME_F16)
 TANH = unary("Tanh", "dst = tanh(src).", lambda v, x: np.tanh(x), tolerance=TOL["tanh"])
 
 ABS_BACKWARD = backward(
@@ -570,6 +588,7 @@ SOFT_PLUS_BACKWARD = backward(
     lambda v, x, g: g * sigmoid(v["beta"] * x),
     attrs=(SOFTPLUS_BETA,),
     tolerance=TOL["gradient"],
+    table=GRADIENT_SAME_BF16,
 )
 SQRT_BACKWARD = backward(
     "SqrtBackward",

@@ -500,3 +500,13 @@ def test_every_benchdnn_eltwise_node_mutated_fails_at_the_node(path, index) -> N
         assert f"{node.kind}.{rule}" in errors, (rule, node.diagnostics)
         assert all(result.position(d.path) for d in node.diagnostics if d.severity == "error")
         assert not result.valid
+
+
+def test_dtype_tables_keep_their_pages_row_order() -> None:
+    def order(kind: str) -> list[str]:
+        return [row["src"] for row in REGISTRY[kind].dtype_table]
+
+    assert order("Abs") == order("Clamp") == order("Square") == ["f32", "f16", "bf16"]
+    assert order("ReLU") == order("HardSigmoid") == order("Tanh") == ["f32", "bf16", "f16"]
+    assert order("ReLUBackward") == ["f32", "f16", "bf16"]
+    assert order("SoftPlusBackward") == ["f32", "bf16", "f16"]
