@@ -47,6 +47,19 @@ class ImplementationInfo(BaseModel):
     evidence: str = Field(description="Where the modelled behaviour is recorded.")
 
 
+class ToleranceInfo(BaseModel):
+    exact: bool = Field(
+        description="True: verify compares the outputs bit for bit (NaNs equal whatever payload)."
+    )
+    ulps: int = Field(
+        description="An output within this many values of its dtype from the spec's conforms (class `rounding`)."
+    )
+    absolute: float = Field(description="... or within this absolute difference (for values near 0).")
+    why: str = Field(
+        description="Why the value is exact, or what makes it inexact and where the bound comes from."
+    )
+
+
 class OpDetail(OpSummary):
     attributes: dict[str, Any] = Field(description="JSON schema of the op's attrs object.")
     inputs: list[PortInfo]
@@ -62,6 +75,7 @@ class OpDetail(OpSummary):
         description="Real implementations' departures from the spec, modelled so verify can say which one an "
         "answer matches."
     )
+    tolerance: ToleranceInfo = Field(description="How POST /v1/verify compares this op's outputs.")
 
 
 class Verdict(BaseModel):

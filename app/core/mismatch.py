@@ -1,8 +1,10 @@
 """Comparing an implementation's output with the spec's, exactly, and what ops declare to explain it.
 
-These ops select one of their inputs' values, so the comparison is on the bits: -0 against +0 is a
-difference, while two NaNs are equal whatever their payloads (no spec fixes a NaN's payload). Big
-tensors are compared in chunks, so a comparison never holds more than a chunk's worth of temporaries.
+The comparison is on the bits: -0 against +0 is a difference, while two NaNs are equal whatever their
+payloads (no spec fixes a NaN's payload). An op whose value is not defined exactly (a transcendental
+function) states a Tolerance; a difference within it is classed `rounding`, and an answer whose only
+differences are `rounding` ones conforms (verify still counts them). Big tensors are compared in chunks,
+so a comparison never holds more than a chunk's worth of temporaries.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ FLOAT_CLASSES = (
 VALUE = MismatchClass("value", "Any other wrong value.")
 ROUNDING = MismatchClass(
     "rounding",
-    "Within the op's stated tolerance of the spec's value, but not bit equal (a different rounding).",
+    "Within the op's stated tolerance of the spec's value, but not bit equal (another rounding or "
+    "approximation of an inexact function); conformant, and counted.",
 )
 
 
@@ -144,3 +147,30 @@ def differing_positions(expected: np.ndarray, other: np.ndarray, is_float: bool,
         total += at.size
         shown.extend(index_text(int(p), expected.shape) for p in at[: most - len(shown)])
     return ", ".join(shown) + (f" and {total - len(shown)} more" if total > len(shown) else "")
+
+
+def ulp_distance(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Elementwise, how many values of the arrays' float dtype lie from a to b (+0 and -0 are one
+    value): the bits read as sign and magnitude, mapped onto one ordered integer line. NaN and
+    infinities give meaningless counts; callers class those first."""
+    unsigned = f"u{a.itemsize}"
+    sign = np.uint64(1) << np.uint64(8 * a.itemsize - 1)
+
+    def line(x: np.ndarray) -> np.ndarray:
+        bits = np.ascontiguousarray(x).view(unsigned).astype(np.uint64)
+        magnitude = (bits & (sign - np.uint64(1))).astype(np.int64)
+        return np.where(bits & sign, -magnitude, magnitude)
+
+    return np.abs(line(a) - line(b))
+
+
+def within_tolerance(tolerance: Tolerance, expected: np.ndarray, given: np.ndarray) -> np.ndarray:
+    """Elementwise: given lies within `tolerance` of expected (both finite, of one float dtype): at most
+    `ulps` values of the dtype away, or at most `absolute` away."""
+    finite = np.isfinite(expected) & np.isfinite(given)
+    near = ulp_distance(expected, given) <= tolerance.ulps
+    if tolerance.absolute:
+        with np.errstate(over="ignore", invalid="ignore"):
+            gap = np.abs(expected.astype(np.float64) - given.astype(np.float64))
+        near |= gap <= tolerance.absolute
+    return finite & near

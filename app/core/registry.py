@@ -17,6 +17,7 @@ from app.core.diagnostics import Rule
 from app.core.dtypes import FLOATS, describe
 from app.core.mismatch import (
     FLOAT_CLASSES,
+    ROUNDING,
     VALUE,
     Classify,
     Explain,
@@ -146,7 +147,8 @@ class OpSpec:
     @cached_property  # read for every compared output and every mismatch rule: worked out once per op
     def all_mismatch_classes(self) -> tuple[MismatchClass, ...]:
         floats = FLOAT_CLASSES if any(port.dtypes & FLOATS for port in self.outputs) else ()
-        return (*floats, *self.mismatch_classes, VALUE)
+        rounding = (ROUNDING,) if self.tolerance is not None and floats else ()
+        return (*floats, *rounding, *self.mismatch_classes, VALUE)
 
     @property
     def aliases(self) -> tuple[str, ...]:

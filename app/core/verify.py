@@ -14,7 +14,16 @@ from app.core.config import Settings
 from app.core.diagnostics import Diagnostic
 from app.core.dtypes import DTYPES
 from app.core.engine import Invalid, NotEvaluable
-from app.core.mismatch import FIRST, Case, float_classes, identical, index_of, mismatch_chunks
+from app.core.mismatch import (
+    FIRST,
+    ROUNDING,
+    Case,
+    float_classes,
+    identical,
+    index_of,
+    mismatch_chunks,
+    within_tolerance,
+)
 from app.core.payload import PayloadError, decode, encode
 from app.core.registry import Descriptor, OpSpec, OutputType
 
@@ -121,7 +130,7 @@ def _compare(spec: OpSpec, case: Case, index: int, dtype: str) -> dict[str, Any]
     order = [c.id for c in spec.all_mismatch_classes]
     return {
         "index": index,
-        "conformant": not counts,
+        "conformant": not set(counts) - {ROUNDING.id},  # differences within the op's tolerance conform
         "dtype": dtype,
         "shape": list(expected.shape),
         "elements": int(expected.size),
@@ -135,8 +144,11 @@ def _compare(spec: OpSpec, case: Case, index: int, dtype: str) -> dict[str, Any]
 def _classify(
     spec: OpSpec, case: Case, index: int, at: np.ndarray, want: np.ndarray, got: np.ndarray, is_float: bool
 ) -> np.ndarray:
-    """Float classes first (they hold for every op), then the op's own, then `value` for the rest."""
+    """Float classes first (they hold for every op), then `rounding` where the op states a tolerance and
+    the given value is within it, then the op's own, then `value` for the rest."""
     classes = float_classes(want, got) if is_float else np.full(at.shape, "", dtype=object)
+    if is_float and spec.tolerance is not None:
+        classes[(classes == "") & within_tolerance(spec.tolerance, want, got)] = ROUNDING.id
     rest = np.flatnonzero(classes == "")
     if rest.size and spec.classify is not None:
         classes[rest] = spec.classify(case, index, at[rest], want[rest], got[rest])

@@ -1,6 +1,14 @@
 from fastapi import APIRouter, HTTPException
 
-from app.api.models import ImplementationInfo, MismatchClassInfo, OpDetail, OpSummary, PortInfo, RuleInfo
+from app.api.models import (
+    ImplementationInfo,
+    MismatchClassInfo,
+    OpDetail,
+    OpSummary,
+    PortInfo,
+    RuleInfo,
+    ToleranceInfo,
+)
 from app.core.dtypes import DTYPES
 from app.core.numbers import show
 from app.core.registry import OpSpec, Port
@@ -56,7 +64,18 @@ def describe(spec: OpSpec) -> OpDetail:
             MismatchClassInfo(id=c.id, description=c.description) for c in spec.all_mismatch_classes
         ],
         implementations=[ImplementationInfo(name=i.name, evidence=i.evidence) for i in spec.implementations],
+        tolerance=_tolerance(spec),
     )
+
+
+EXACT_WHY = "The spec defines each output value exactly (a selection, comparison or single rounding)."
+
+
+def _tolerance(spec: OpSpec) -> ToleranceInfo:
+    t = spec.tolerance
+    if t is None:
+        return ToleranceInfo(exact=True, ulps=0, absolute=0.0, why=EXACT_WHY)
+    return ToleranceInfo(exact=False, ulps=t.ulps, absolute=t.absolute, why=t.why)
 
 
 # The registry does not change while the app runs: each op's detail (its attrs' JSON schema above all,
