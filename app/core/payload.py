@@ -20,6 +20,7 @@ from app.core.config import Settings
 from app.core.diagnostics import PathError
 from app.core.dtypes import DTYPES, DType
 from app.core.numbers import NOT_FINITE, format_count, show
+from app.core.rounding import round_once
 from app.core.shapes import format_shape, is_static, numel
 from app.core.tensors import Tensor
 
@@ -352,31 +353,12 @@ def has_infinity(dt: DType) -> bool:
 
 
 NO_INFINITY = frozenset({"f8_e4m3"})  # e4m3fn: finite values and NaN only
+
+
 # Types ml_dtypes rounds f64 into through f32 (two roundings); f16, f32 and f64 round directly.
-_THROUGH_F32 = frozenset(
-    np.dtype(t) for t in (ml_dtypes.bfloat16, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2)
-)
-
-
 def to_float_type(doubles: np.ndarray, dt: DType) -> np.ndarray:
-    """Round doubles to `dt` once, to nearest even.
-
-    ml_dtypes rounds f64 to bf16 and the f8 types through f32, a double rounding that can land a value
-    that lies just above a halfway point on the even side. Rounding to f32 with round-to-odd first keeps
-    the information the second rounding needs (f32 has more than two extra bits), so the result is exact."""
-    if dt.numpy == np.float64:
-        return doubles
-    with np.errstate(over="ignore", invalid="ignore"):
-        if dt.numpy not in _THROUGH_F32:
-            return doubles.astype(dt.numpy)
-        singles = doubles.astype(np.float32)
-        inexact = np.isfinite(doubles) & (singles.astype(np.float64) != doubles)
-        if inexact.any():
-            away = inexact & (np.abs(singles.astype(np.float64)) > np.abs(doubles))
-            singles = np.where(away, np.nextafter(singles, np.float32(0)), singles)
-            bits = singles.view(np.uint32) | inexact.astype(np.uint32)
-            singles = bits.view(np.float32)
-        return singles.astype(dt.numpy)
+    """Round doubles to `dt` once, to nearest even (app/core/rounding.py)."""
+    return round_once(doubles, dt.numpy)
 
 
 def _integers(flat: np.ndarray, dt: DType, path: str, shape) -> np.ndarray:
