@@ -39,7 +39,7 @@ from app.core.dtypes import DTYPES, describe
 from app.core.engine import Context, NotEvaluable
 from app.core.mismatch import Tolerance
 from app.core.numbers import Int64, Numbers, int64s_as_given, show
-from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
+from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port, StepCount
 from app.core.shapes import Shape
 
 ONEDNN = "oneDNN Graph"
@@ -242,6 +242,7 @@ def build(
     tolerance: Tolerance | None = None,
     aliases: Sequence[str] = (),
     source: str | None = None,
+    kernel_steps: StepCount | None = None,
 ) -> OpSpec:
     """An OpSpec from a page's data, the family's shape rule and its kernel (see the module's doc).
 
@@ -318,6 +319,7 @@ def build(
         family=family,
         tolerance=tolerance,
         extra=fam,
+        kernel_steps=kernel_steps,
     )
     spec_holder.append(spec)
     return spec
