@@ -9,7 +9,7 @@ from typing import Annotated
 from pydantic import Field, TypeAdapter
 
 from app.core.registry import OpSpec
-from app.ops import argmax, eltwise, matmul, reduce_max, segment_max
+from app.ops import argmax, convolution, eltwise, matmul, reduce_max, segment_max
 from app.ops import max as max_op  # not `max`: the builtin stays usable here
 
 # One line per op, in the order GET /v1/ops lists them.
@@ -22,6 +22,7 @@ REGISTRY: dict[str, OpSpec] = {
         argmax.OP,
         *eltwise.OPS,
         *matmul.OPS,
+        *convolution.OPS,
     )
 }  # fmt: skip
 

@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import base64
-import json
 from pathlib import Path
 
 import numpy as np
@@ -17,9 +15,9 @@ from app.core.engine import check, run
 from app.core.payload import LimitExceeded
 from app.ops import REGISTRY
 from tests.ops.benchdnn import nodes_of
+from tests.ops.onednn_oracle import assert_within_tolerance, fixtures
 
 SPEC = REGISTRY["MatMul"]
-ORACLE = Path(__file__).parent / "oracle" / "matmul"
 
 
 def descriptor(attrs: dict, *inputs: dict, outputs: list | None = None):
@@ -92,22 +90,10 @@ def test_signed_zero_and_nan():
     assert np.isnan(got[0, 1])
 
 
-def _array(t: dict) -> np.ndarray:
-    return np.frombuffer(base64.b64decode(t["data"]["bytes"]), "<f4").reshape(t["shape"])
-
-
-@pytest.mark.parametrize("path", sorted(ORACLE.glob("*.json")), ids=lambda p: p.stem)
+@pytest.mark.parametrize("path", fixtures("matmul"), ids=lambda p: p.stem)
 def test_against_onednn(path: Path):
-    """oneDNN 3.13's outputs on its own seeded inputs, within the tolerance MatMul states."""
-    doc = json.loads(path.read_text())
-    d = SPEC.descriptor.model_validate(doc["descriptor"])
-    _, outputs = run(SPEC, d, Settings())
-    tol = SPEC.tolerance
-    for got, want in zip(outputs, doc["oracle_outputs"], strict=True):
-        w = _array(want)
-        assert got.shape == w.shape and got.dtype == np.float32
-        ulps = np.abs(got.astype(np.float64) - w) / np.spacing(np.abs(w)).astype(np.float64)
-        assert np.all((ulps <= tol.ulps) | (np.abs(got - w) <= tol.absolute)), (ulps.max(), path.stem)
+    """oneDNN 3.13's outputs on its own seeded inputs, within the tolerance the op states."""
+    assert_within_tolerance(path)
 
 
 def test_work_is_bounded():
