@@ -35,7 +35,7 @@ import numpy as np
 
 from app.core.diagnostics import Rule
 from app.core.engine import Context
-from app.core.family import ONEDNN_VERSION, Attr, In, Out, attr, build, rows
+from app.core.family import ONEDNN_VERSION, Attr, In, Out, build, rows
 from app.core.mismatch import Tolerance
 from app.core.numbers import show
 from app.core.registry import KernelSteps, OpSpec
@@ -195,7 +195,7 @@ class Window:
 
 def _window(d: Any, member: Member, r: int) -> Window:
     def per_dim(name: str, fill: int) -> list[int]:
-        value = attr(d, name, member_family(member)) or []
+        value = _get(d, member, name) or []
         return (list(value) + [fill] * r)[:r]
 
     return Window(
@@ -204,13 +204,15 @@ def _window(d: Any, member: Member, r: int) -> Window:
         per_dim("pads_begin", 0),
         per_dim("pads_end", 0),
         per_dim("output_padding", 0) if member.has_output_padding else [0] * r,
-        auto_pad_mode(attr(d, "auto_pad", member_family(member))) or "none",
-        attr(d, "groups", member_family(member)),
+        auto_pad_mode(_get(d, member, "auto_pad")) or "none",
+        _get(d, member, "groups"),
     )
 
 
-def member_family(member: Member) -> Any:
-    return SPECS[member.kind].extra
+def _get(d: Any, member: Member, name: str) -> Any:
+    """An attribute's value, its default when absent (oneDNN's defaults: the transposed ops' weights XOI)."""
+    value = getattr(d.attrs, name)
+    return DEFAULTS[member.kind][name] if value is None else value
 
 
 @dataclass
@@ -276,6 +278,10 @@ def _path(member: Member, part: str, parts: Parts) -> str:
     return parts.given_shape or "attrs"
 
 
+# Each list attribute and its lowest allowed value (output_padding last: not every member has it).
+LOWEST_VALUES = (("strides", 1), ("dilations", 1), ("pads_begin", 0), ("pads_end", 0), ("output_padding", 0))
+
+
 class _Check:
     """The family's shape rule: every rule of the family's table checked on one descriptor."""
 
@@ -303,8 +309,7 @@ class _Check:
         if not self.ok:
             return None
         window = _window(d, m, r)
-        fmt = attr(d, "data_format", member_family(m))
-        wfmt = attr(d, "weights_format", member_family(m))
+        fmt, wfmt = _get(d, m, "data_format"), _get(d, m, "weights_format")
         big = split_data(parts.big, fmt) if parts.big is not None else (None, None, (None,) * r)
         small = split_data(parts.small, fmt) if parts.small is not None else (None, None, (None,) * r)
         weights = (
@@ -324,23 +329,18 @@ class _Check:
 
     def _attr_values(self) -> None:
         d = self.d
-        for name, low in (
-            ("strides", 1),
-            ("dilations", 1),
-            ("pads_begin", 0),
-            ("pads_end", 0),
-            ("output_padding", 0),
-        ):
-            values = getattr(d.attrs, name, None)
-            for i, v in enumerate(values or ()):
-                if v < low:
-                    what = "positive" if low else "non-negative"
-                    rule = {"pads_begin": "pads", "pads_end": "pads"}.get(name, name)
-                    self.error(
-                        f"{rule}.value",
-                        f"attrs.{name}[{i}]",
-                        f"{name}[{i}] is {v}; {self.kind}'s {name} are {what}",
-                    )
+        for name, low in LOWEST_VALUES[: 5 if self.m.has_output_padding else 4]:
+            values = getattr(d.attrs, name)
+            if values and min(values) < low:
+                for i, v in enumerate(values):
+                    if v < low:
+                        what = "positive" if low else "non-negative"
+                        rule = {"pads_begin": "pads", "pads_end": "pads"}.get(name, name)
+                        self.error(
+                            f"{rule}.value",
+                            f"attrs.{name}[{i}]",
+                            f"{name}[{i}] is {v}; {self.kind}'s {name} are {what}",
+                        )
         groups = d.attrs.groups
         if groups is not None and groups < 1:
             self.error(
@@ -426,20 +426,20 @@ class _Check:
         if g < 1:
             return
         w_small, w_big = weights[0], weights[1]
-        w_where = f"{names[WEIGHTS]} {format_shape(parts.weights)} ({wfmt})"
         for part, channels in ((BIG, big[1]), (SMALL, small[1])):
             if isinstance(channels, int) and channels % g:
                 self.error("groups", _path(m, part, parts), f"{names[part]} has {channels} channels, which "
                            f"groups {g} does not divide")  # fmt: skip
         if small[1] is None and isinstance(w_small, int) and w_small % g:  # the small side is computed
-            self.error("groups", _path(m, WEIGHTS, parts), f"{w_where} has {w_small} {names[SMALL]} channels in "
+            self.error("groups", _path(m, WEIGHTS, parts), f"{self._weights_named(parts, wfmt)} has {w_small} {names[SMALL]} channels in "
                        f"its {m.small_letter} dim, which groups {g} does not divide")  # fmt: skip
         if isinstance(big[1], int) and not big[1] % g and dims_conflict(big[1] // g, w_big):
             self.error("channels", _path(m, WEIGHTS, parts), f"{names[BIG]} has {big[1]} channels, {big[1] // g} "
-                       f"per group of {g}, but {w_where} has {w_big} in its {m.big_letter} dim")  # fmt: skip
+                       f"per group of {g}, but {self._weights_named(parts, wfmt)} has {w_big} in its "
+                       f"{m.big_letter} dim")  # fmt: skip
         if dims_conflict(small[1], w_small):
             self.error("channels", _path(m, WEIGHTS, parts), f"{names[SMALL]} has {small[1]} channels, but "
-                       f"{w_where} has {w_small} in its {m.small_letter} dim")  # fmt: skip
+                       f"{self._weights_named(parts, wfmt)} has {w_small} in its {m.small_letter} dim")  # fmt: skip
         if m.transposed and g > 1:
             self.ctx.warn(f"{self.kind}.onednn.group_layout", "attrs.groups", f"with groups {g}, {self.kind} "
                           f"reads {wfmt} weights as [in_channels, out_channels / groups] (oneDNN 3.13 and "
@@ -451,6 +451,9 @@ class _Check:
         ):
             self.error("batch", _path(m, SMALL, parts), f"{names[SMALL]} has batch {small[0]}, {names[BIG]} has "
                        f"{big[0]}")  # fmt: skip
+
+    def _weights_named(self, parts: Parts, wfmt: str) -> str:
+        return f"{self.names[WEIGHTS]} {format_shape(parts.weights)} ({wfmt})"
 
     def _bias(self, out: Dim) -> None:
         bias = self.d.inputs[2].shape
@@ -574,8 +577,7 @@ class Plan:
 
 
 def _plan(d: Any, member: Member, arrays: Sequence[np.ndarray]) -> Plan:
-    fam = member_family(member)
-    fmt, wfmt = attr(d, "data_format", fam), attr(d, "weights_format", fam)
+    fmt, wfmt = _get(d, member, "data_format"), _get(d, member, "weights_format")
     parts = _parts(d, member, arrays=arrays)
     r = len(next(s for s in (parts.big, parts.small, parts.weights) if s is not None)) - 2
     window = _window(d, member, r)
@@ -670,8 +672,7 @@ def weights_gradient(big: np.ndarray, small: np.ndarray, plan: Plan) -> np.ndarr
 
 def kernel_for(member: Member):
     def kernel(d: Any, arrays: Sequence[np.ndarray], out: Sequence[np.dtype]) -> list[np.ndarray]:
-        fam = member_family(member)
-        fmt, wfmt = attr(d, "data_format", fam), attr(d, "weights_format", fam)
+        fmt, wfmt = _get(d, member, "data_format"), _get(d, member, "weights_format")
         plan = _plan(d, member, arrays)
         data = {part: _to_ncx(arrays[index].astype(np.float32), fmt) for part, index in
                 ((BIG, member.big), (SMALL, member.small)) if index is not None}  # fmt: skip
@@ -862,3 +863,4 @@ SPECS["ConvTransposeBackwardWeights"] = _member(
 )  # fmt: skip
 
 OPS = tuple(SPECS.values())
+DEFAULTS = {spec.kind: {a.name: a.default for a in spec.extra.attrs} for spec in OPS}
