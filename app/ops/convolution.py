@@ -776,7 +776,7 @@ def _rules(member: Member, page: str) -> tuple[Rule, ...]:
 
 
 def _member(
-    member: Member, *, summary: str, inputs, outputs, table, weights_formats: tuple[str, ...]
+    member: Member, *, summary: str, inputs, outputs, table, weights_formats: tuple[str, ...], examples=()
 ) -> OpSpec:
     page = f"oneDNN Graph {member.kind}"
     return build(
@@ -794,7 +794,31 @@ def _member(
         rules=_rules(member, page),
         tolerance=TOLERANCE,
         kernel_steps=steps_for(member),
+        notes=_notes(member),
+        examples=examples,
     )
+
+
+def _notes(member: Member) -> tuple[str, ...]:
+    out = [
+        "auto_pad: the page spells none, same_upper, same_lower, valid; oneDNN 3.13 takes only None, SAME_UPPER, "
+        "SAME_LOWER, VALID (benchdnn's spelling). Both are accepted; the page's draws a warning.",
+        "Where oneDNN 3.13 aborts the process (zero strides or dilations, groups not dividing the channels, a "
+        "channel mismatch, a bias of the wrong shape, empty pads, output_padding not below the stride, sides "
+        "that disagree), opspec names the rule as an error.",
+    ]
+    if member.transposed:
+        out.append(
+            "weights_format: the page's table lists OIX and XIO (default XIO), its note IOX and XOI; oneDNN 3.13 "
+            "takes IOX and XOI only, default XOI, and reads grouped weights as [in_channels, out_channels / "
+            "groups]. opspec follows oneDNN (absent means XOI) and warns on OIX / XIO."
+        )
+    if member.shape_attr:
+        out.append(
+            f"{member.shape_attr}: the input, when given with values, takes precedence over the attribute (as the "
+            "page says); oneDNN 3.13 supports no partition reading the input."
+        )
+    return tuple(out)
 
 
 FLOATS = ("f32 f32 f32 f32", "bf16 bf16 bf16 bf16", "f16 f16 f16 f16")
@@ -811,6 +835,18 @@ SPECS["Convolution"] = _member(
     outputs=(Out("dst", "The windows' results: spatial dims floor((I + pads - dilated kernel) / stride) + 1."),),
     table=rows("src weights bias dst", *FLOATS),
     weights_formats=CONV_WEIGHTS,
+    examples=(
+        {
+            "kind": "Convolution",
+            "attrs": {"strides": [1, 1], "pads_begin": [0, 0], "pads_end": [0, 0], "dilations": [1, 1],
+                      "data_format": "NCX", "weights_format": "OIX"},
+            "inputs": [
+                {"dtype": "f32", "shape": [1, 1, 3, 3], "data": [[[[1, 2, 3], [4, 5, 6], [7, 8, 9]]]]},
+                {"dtype": "f32", "shape": [1, 1, 2, 2], "data": [[[[1, 0], [0, -1]]]]},
+                {"dtype": "f32", "shape": [1], "data": [10]},
+            ],
+        },
+    ),
 )  # fmt: skip
 SPECS["ConvTranspose"] = _member(
     CONV_TRANSPOSE,

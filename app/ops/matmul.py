@@ -228,6 +228,17 @@ OP = build(
     attrs=ATTRS,
     rules=RULES,
     notes=NOTES,
+    examples=(
+        {
+            "kind": KIND,
+            "attrs": {"transpose_b": True},
+            "inputs": [
+                {"dtype": "f32", "shape": [2, 3], "data": [[1, 2, 3], [4, 5, 6]]},
+                {"dtype": "f32", "shape": [2, 3], "data": [[1, 0, -1], [0.5, 0.5, 0.5]]},
+                {"dtype": "f32", "shape": [2], "data": [0, 1]},
+            ],
+        },
+    ),
     tolerance=Tolerance(
         ulps=64,
         absolute=1e-5,

@@ -448,3 +448,16 @@ def test_mutated_benchdnn_files_are_errors_at_the_node(path, change, rule):
     assert rule in {d.rule for d in errs}, errs
     for d in errs:
         assert result.position(d.path) is not None  # a line and column for every finding
+
+
+def test_work_over_the_limit_is_413(client):
+    """Through POST /v1/evaluate: 20 M multiply-adds of a small 3-D convolution, refused as too large."""
+    x, w = np.zeros((1, 8, 20, 20, 20), np.float32), np.zeros((16, 8, 3, 3, 3), np.float32)
+    body = {
+        "kind": "Convolution",
+        "attrs": attrs_for(3, weights_format="OIX"),
+        "inputs": [tensor(x), tensor(w)],
+    }
+    response = client.post("/v1/evaluate", json=body)
+    assert response.status_code == 413, response.text
+    assert "max_kernel_steps" in response.text
