@@ -577,37 +577,29 @@ class Plan:
 
 
 def _plan(d: Any, member: Member, arrays: Sequence[np.ndarray]) -> Plan:
+    """The geometry of a descriptor that validated: the weights are given or told (weights_shape), one
+    data side at least is given, the other comes from the windows as the shape rule has it."""
     fmt, wfmt = _get(d, member, "data_format"), _get(d, member, "weights_format")
     parts = _parts(d, member, arrays=arrays)
-    r = len(next(s for s in (parts.big, parts.small, parts.weights) if s is not None)) - 2
+    w_small, w_big, kernel = split_weights(parts.weights, wfmt, member)  # type: ignore[arg-type]
+    r = len(kernel)
     window = _window(d, member, r)
-    g = window.groups
-    if parts.weights is not None:
-        w_small, w_big, kernel = split_weights(parts.weights, wfmt, member)
-    else:  # the weights are computed: the data sides say their size
-        _big_n, big_c, big_sp = split_data(parts.big, fmt)  # type: ignore[arg-type]
-        _, small_c, small_sp = split_data(parts.small, fmt)  # type: ignore[arg-type]
-        weights = d.attrs.weights_shape if len(d.inputs) < 3 else tuple(int(v) for v in arrays[2])
-        w_small, w_big, kernel = split_weights(tuple(weights), wfmt, member)
-    pads = [window.pads(i, None, kernel[i], member.kind == "ConvTranspose") for i in range(r)]
+    g, transposed = window.groups, member.kind == "ConvTranspose"
     if parts.big is not None:
         n, big_c, big_sp = split_data(parts.big, fmt)
-        pads = [window.pads(i, big_sp[i], kernel[i], member.kind == "ConvTranspose") for i in range(r)]
+        pads = [window.pads(i, big_sp[i], kernel[i], transposed) for i in range(r)]
+    else:  # ConvTranspose's pads depend on no size
+        pads = [window.pads(i, None, kernel[i], transposed) for i in range(r)]
     if parts.small is not None:
         n, small_c, small_sp = split_data(parts.small, fmt)
-    if parts.small is None:  # computed: the windows over the big side
+    else:  # computed: the windows over the big side
         small_c = w_small
-        small_sp = tuple(
-            window_output(big_sp[i], kernel[i], window.strides[i], window.dilations[i], *pads[i])
-            for i in range(r)
-        )
+        small_sp = tuple(window_output(big_sp[i], kernel[i], window.strides[i], window.dilations[i], *pads[i])
+                         for i in range(r))  # fmt: skip
     if parts.big is None:  # ConvTranspose: the transposed windows
         big_c = w_big * g
-        big_sp = tuple(
-            transposed_output(small_sp[i], kernel[i], window.strides[i], window.dilations[i], *pads[i],
-                              window.output_padding[i])
-            for i in range(r)
-        )  # fmt: skip
+        big_sp = tuple(transposed_output(small_sp[i], kernel[i], window.strides[i], window.dilations[i], *pads[i],
+                                         window.output_padding[i]) for i in range(r))  # fmt: skip
     return Plan(n, big_sp, small_sp, kernel, window.strides, window.dilations, pads, g, big_c, small_c)  # type: ignore[arg-type]
 
 

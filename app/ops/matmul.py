@@ -118,7 +118,7 @@ def shape(d: Any, ctx: Context) -> list[Shape | None] | None:
             "they must be equal",
         )
         ok = False
-    batch = broadcast_shapes([a2[:-2], b2[:-2]])
+    batch = broadcast_shapes(_ones_meet_zeros(a2[:-2], b2[:-2]))
     for problem in batch.problems:
         ctx.error(
             f"{KIND}.batch",
@@ -138,6 +138,17 @@ def shape(d: Any, ctx: Context) -> list[Shape | None] | None:
     _check_bias(d, ctx, dst)
     _check_accumulation(d, ctx)
     return [dst]
+
+
+def _ones_meet_zeros(a: Shape, b: Shape) -> list[Shape]:
+    """The batch dims with a 1 facing a 0 made 0: the page's "broadcasted if the dimension is 1" is NumPy's
+    rule, where a 1 stretches to 0 too (oneDNN 3.13 gives batch 0 for [0, 2, 3] x [1, 3, 4]);
+    shapes.broadcast_shapes keeps ONNX's stricter one, where the largest size wins."""
+    a, b = list(a), list(b)
+    for i in range(1, min(len(a), len(b)) + 1):
+        if {a[-i], b[-i]} == {0, 1}:
+            a[-i] = b[-i] = 0
+    return [tuple(a), tuple(b)]
 
 
 def _check_bias(d: Any, ctx: Context, dst: Shape) -> None:

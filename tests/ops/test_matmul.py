@@ -190,3 +190,9 @@ def test_benchdnn_matmul_nodes_are_checked_valid_and_shaped_as_written():
             continue
         assert node.verdict == "valid", (node.file, node.findings)
         assert node.inferred == node.declared, node.file
+
+
+def test_a_batch_of_one_stretches_to_zero():
+    """NumPy's rule, as the page's "broadcasted if 1" and oneDNN 3.13 (which infers [0, 2, 4])."""
+    v = verdict(descriptor({}, tensor([0, 2, 3]), tensor([1, 3, 4])))
+    assert v.valid and v.outputs[0].shape == (0, 2, 4)
