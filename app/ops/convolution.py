@@ -341,6 +341,13 @@ class _Check:
                             f"attrs.{name}[{i}]",
                             f"{name}[{i}] is {v}; {self.kind}'s {name} are {what}",
                         )
+        if self.m.transposed and self.m.computes != BIG and "output_padding" in d.attrs.model_fields_set:
+            self.ctx.warn(
+                f"{self.kind}.onednn.output_padding",
+                "attrs.output_padding",
+                f"{self.kind}'s page lists output_padding, but {ONEDNN_VERSION} refuses the attribute at add_op "
+                '("not defined in spec"); it does not change this op\'s shapes',
+            )
         groups = d.attrs.groups
         if groups is not None and groups < 1:
             self.error(
@@ -479,7 +486,7 @@ class _Check:
                 out.append(None)
                 continue
             pb, pe = pads
-            if m.has_output_padding and w.output_padding[i] >= s and w.output_padding[i] > 0:
+            if m is CONV_TRANSPOSE and w.output_padding[i] >= s and w.output_padding[i] > 0:
                 self.error("output_padding.range", f"attrs.output_padding[{i}]", f"output_padding[{i}] is "
                            f"{w.output_padding[i]}; it must be less than the stride there ({s}): {ONEDNN_VERSION} "
                            "aborts the process otherwise")  # fmt: skip
@@ -739,11 +746,15 @@ def _rules(member: Member, page: str) -> tuple[Rule, ...]:
         out.append(Rule(f"{k}.bias", "bias is 1-D with one value per output channel (oneDNN aborts otherwise).",
                         f"{page}, General (the formula's bias(oc)); {ONEDNN_VERSION}, measured"))  # fmt: skip
     if member.has_output_padding:
-        out += [
-            Rule(f"{k}.output_padding.value", "Each output_padding is non-negative.", f"{page}, Operation attributes"),
-            Rule(f"{k}.output_padding.range", "Each output_padding is less than the stride on its dim (oneDNN "
-                 "aborts otherwise).", f"{page}, Operation attributes; {ONEDNN_VERSION}, measured"),
-        ]  # fmt: skip
+        out.append(Rule(f"{k}.output_padding.value", "Each output_padding is non-negative.",
+                        f"{page}, Operation attributes"))  # fmt: skip
+    if member is CONV_TRANSPOSE:
+        out.append(Rule(f"{k}.output_padding.range", "Each output_padding is less than the stride on its dim "
+                        "(oneDNN aborts otherwise).", f"{page}, Operation attributes; {ONEDNN_VERSION}, measured"))  # fmt: skip
+    if member.transposed and member.computes != BIG:
+        out.append(Rule(f"{k}.onednn.output_padding", f"output_padding given: the page lists it, {ONEDNN_VERSION} "
+                        "refuses the attribute at add_op.", f"{page}, Operation attributes; {ONEDNN_VERSION}, "
+                        "measured", "warning"))  # fmt: skip
     if member.transposed:
         out += [
             Rule(f"{k}.onednn.weights_format", f"weights_format OIX or XIO, which the page's table lists and "

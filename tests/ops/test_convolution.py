@@ -461,3 +461,28 @@ def test_work_over_the_limit_is_413(client):
     response = client.post("/v1/evaluate", json=body)
     assert response.status_code == 413, response.text
     assert "max_kernel_steps" in response.text
+
+
+def test_output_padding_where_onednn_takes_it():
+    """ConvTranspose: below the stride (oneDNN aborts otherwise); ConvolutionBackwardData: any (dst_shape
+    decides; oneDNN compiles [1, 1] at stride 1); the transposed backward ops: oneDNN refuses the attribute."""
+    a = attrs_for(2, output_padding=[1, 1])
+    ct = verdict("ConvTranspose", {**a, "weights_format": "IOX"}, tensor([1, 4, 5, 5]), tensor([4, 6, 3, 3]))
+    assert errors(ct) == {"ConvTranspose.output_padding.range"}
+    cbd = verdict("ConvolutionBackwardData", {**a, "weights_format": "OIX", "dst_shape": [1, 4, 5, 5]},
+                  tensor([1, 6, 3, 3]), tensor([6, 4, 3, 3]))  # fmt: skip
+    assert cbd.valid and not cbd.diagnostics
+    ctbd = verdict(
+        "ConvTransposeBackwardData",
+        {**a, "weights_format": "IOX"},
+        tensor([1, 6, 7, 7]),
+        tensor([4, 6, 3, 3]),
+    )
+    assert ctbd.valid and warnings_of(ctbd) == {"ConvTransposeBackwardData.onednn.output_padding"}
+    plain = verdict(
+        "ConvTransposeBackwardData",
+        attrs_for(2, weights_format="IOX"),
+        tensor([1, 6, 7, 7]),
+        tensor([4, 6, 3, 3]),
+    )
+    assert plain.valid and not plain.diagnostics
