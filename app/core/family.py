@@ -322,6 +322,7 @@ def build(
         tolerance=tolerance,
         kernel_steps=kernel_steps,
         extra=fam,
+        kernel_steps=kernel_steps,
     )
     spec_holder.append(spec)
     return spec
@@ -395,15 +396,30 @@ def resolve_dtypes(fam: Family, d: Any) -> DTypeAnswer:
     """Each output's dtype from the rows the inputs match: the page's table first, then oneDNN's schema.
     Where the rows allow several, a declared output among them decides."""
     inputs = _input_dtypes(fam, d)
+    declared = tuple(t.dtype for t in d.outputs or ())
+    key = (id(fam), inputs, declared)  # by id: hashing a Family hashes its whole table each time
+    answer = _DTYPE_ANSWERS.get(key)
+    if answer is None:
+        if len(_DTYPE_ANSWERS) >= 4096:
+            _DTYPE_ANSWERS.clear()
+        answer = _DTYPE_ANSWERS[key] = _resolve_dtypes(fam, inputs, declared)
+    return answer
+
+
+# A graph repeats a few dtype combinations over thousands of nodes: each answered once. Families live as
+# long as the registry, so their ids stay theirs. The answers are shared: read them, never change them.
+_DTYPE_ANSWERS: dict[tuple[int, tuple[str | None, ...], tuple[str, ...]], DTypeAnswer] = {}
+
+
+def _resolve_dtypes(fam: Family, inputs: tuple[str | None, ...], declared: tuple[str, ...]) -> DTypeAnswer:
     n = fam.n_inputs
     listed_rows = _candidates(fam.table, inputs)
     accepted_rows = _candidates(fam.accepts, inputs)
-    declared = d.outputs or []
     answer = DTypeAnswer([], bool(listed_rows), bool(listed_rows or accepted_rows), [])
     for index in range(len(fam.port_names) - n):
         listed = {row[n + index] for row in listed_rows} - {"-"}
         accepted = {row[n + index] for row in accepted_rows} - {"-"}
-        given = declared[index].dtype if index < len(declared) else None
+        given = declared[index] if index < len(declared) else None
         options = listed or accepted
         if given is not None and given in listed:
             answer.outputs.append(given)
@@ -420,7 +436,7 @@ def resolve_dtypes(fam: Family, d: Any) -> DTypeAnswer:
 
 
 def output_dtype_choice(fam: Family, d: Any) -> list[str | None]:
-    return resolve_dtypes(fam, d).outputs
+    return list(resolve_dtypes(fam, d).outputs)
 
 
 def _check_dtypes(kind: str, fam: Family, spec: OpSpec, d: Any, ctx: Context) -> list[str | None] | None:
@@ -460,7 +476,7 @@ def _check_dtypes(kind: str, fam: Family, spec: OpSpec, d: Any, ctx: Context) ->
             f"{shown} is beyond the page's table ({' '.join(names)}: {_listing(fam.table)}); "
             f"{ONEDNN_VERSION} accepts it",
         )
-    return answer.outputs
+    return list(answer.outputs)
 
 
 def _listing(table: Sequence[Row], most: int = 12) -> str:

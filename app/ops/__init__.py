@@ -39,6 +39,8 @@ REGISTRY: dict[str, OpSpec] = {
         *softmax.OPS,
         *quantization.OPS,
         *layout.OPS,
+        *matmul.OPS,
+        *convolution.OPS,
         *pooling.OPS,
         *normalization.OPS,
         *interpolate.OPS,
