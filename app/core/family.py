@@ -320,7 +320,6 @@ def build(
         examples=tuple(examples),
         family=family,
         tolerance=tolerance,
-        kernel_steps=kernel_steps,
         extra=fam,
         kernel_steps=kernel_steps,
     )

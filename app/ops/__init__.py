@@ -12,9 +12,11 @@ from app.core.registry import OpSpec
 from app.ops import (
     argmax,
     binary,
+    convolution,
     eltwise,
     interpolate,
     layout,
+    matmul,
     normalization,
     pooling,
     quantization,
