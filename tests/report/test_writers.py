@@ -51,7 +51,8 @@ def test_sarif_is_valid_sarif_2_1_0() -> None:
 
 def test_junit_counts_failures_and_errors() -> None:
     root = ET.fromstring(render("junit"))
-    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("8", "1", "3")
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("12", "1", "3")
+    assert root.get("skipped") == "2"
 
 
 def test_json_is_one_document_with_every_file() -> None:
@@ -62,6 +63,7 @@ def test_json_is_one_document_with_every_file() -> None:
         "models/broken.json",
         "models/gone.json",
         "graphs/a,b:c.json",
+        "graphs/model.onnx",
     ]
     assert document["exit_code"] == 2 and document["summary"]["malformed"] == 1
 
