@@ -527,7 +527,7 @@ def _engine(node: Node, result: NodeResult, flow: list[Value], engine: str) -> t
         and all(v is not None and v.dtype is not None for v in theirs[: len(node.outputs)])
     )
     if result.checked_by == "opspec":
-        if theirs is not None:
+        if theirs is not None and not found:  # (an engine's error here has said how they differ)
             for index, (ours, other) in enumerate(zip(flow, theirs, strict=False)):
                 clash = _disagree(ours, other)
                 if clash:
@@ -565,14 +565,18 @@ def _disagree(ours: Value | None, theirs: Value | None) -> str:
     if ours.shape is None or theirs.shape is None:
         return ""
     if len(ours.shape) != len(theirs.shape):
-        return f"opspec infers rank {len(ours.shape)} {list(wire_shape(ours.shape) or [])}, the engine rank {len(theirs.shape)} {list(wire_shape(theirs.shape) or [])}"
+        return (
+            f"opspec infers rank {len(ours.shape)} {_shown(ours.shape)}, the engine rank {len(theirs.shape)} "
+            f"{_shown(theirs.shape)}"
+        )
     for axis, (a, b) in enumerate(zip(ours.shape, theirs.shape, strict=True)):
         if isinstance(a, int) and isinstance(b, int) and a != b:
-            return (
-                f"opspec infers {a} in dim {axis} (shape {list(wire_shape(ours.shape) or [])}), the engine {b} "
-                f"(shape {list(wire_shape(theirs.shape) or [])})"
-            )
+            return f"opspec infers {a} in dim {axis} ({_shown(ours.shape)}), the engine {b} ({_shown(theirs.shape)})"
     return ""
+
+
+def _shown(shape: Shape) -> str:
+    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
 
 
 NO_VALUE = id(None)

@@ -132,6 +132,25 @@ def to_report(name: str, result: GraphResult) -> FileReport:
     return report
 
 
+def weights_beside(path: str | Path, size: int, settings: Settings) -> bytes | None:
+    """An IR's weights: the .bin beside its .xml, if there is one (both within max_graph_bytes)."""
+    beside = Path(path).with_suffix(".bin")
+    if not beside.is_file():
+        return None
+    refuse_oversize(size + beside.stat().st_size, settings)
+    return beside.read_bytes()
+
+
+def check_file(path: str | Path, settings: Settings, format: str | None = None) -> GraphResult:
+    """A graph file from disk, as `opspec check` reads it: an IR with the .bin beside it."""
+    path = Path(path)
+    refuse_oversize(path.stat().st_size, settings)
+    data = path.read_bytes()
+    format = format or detect(data)
+    weights = weights_beside(path, len(data), settings) if format == "openvino" else None
+    return check(data, settings, format, weights)
+
+
 def _read(format: str) -> Callable[[Source], FileReport]:
     def read(source: Source) -> FileReport:
         if source.error is not None:
@@ -140,10 +159,7 @@ def _read(format: str) -> Callable[[Source], FileReport]:
         try:
             weights = None
             if format == "openvino" and source.path is not None:
-                beside = Path(source.path).with_suffix(".bin")
-                if beside.is_file():
-                    refuse_oversize(len(source.data) + beside.stat().st_size, settings)
-                    weights = beside.read_bytes()
+                weights = weights_beside(source.path, len(source.data), settings)
             return to_report(source.name, check(source.data, settings, format, weights))
         except (Malformed, LimitExceeded) as exc:
             where = (exc.line, exc.column) if isinstance(exc, Malformed) else (None, None)
