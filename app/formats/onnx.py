@@ -133,9 +133,10 @@ def infer(model: onnx.ModelProto) -> tuple[dict[str, onnx.ValueInfoProto], dict[
         out = onnx.shape_inference.infer_shapes(probe, check_type=True, strict_mode=True, data_prop=True)
     except onnx.shape_inference.InferenceError as exc:
         for line in str(exc).splitlines():
-            found = _ERROR.search(line)
-            if found is None:
+            matches = list(_ERROR.finditer(line))
+            if not matches:
                 continue
+            found = matches[-1]  # an error inside a subgraph names the outer node, then the inner one
             name, message = found.group(2), found.group(3).strip()
             if "expected to have type but instead is null" in message:
                 continue  # the echo of an error upstream (or of an input nothing typed)
@@ -158,7 +159,7 @@ def _value_prefix(ids: str) -> str:
     return ids[:-1] + "/" if ids else ""
 
 
-_ERROR = re.compile(r"\(op_type:([^,]*), node name: ([^)]*)\): (.*)")
+_ERROR = re.compile(r"\(op_type:([^,]*), node name: ([^)]*)\): ((?:(?!\(op_type:).)*)")
 
 
 def _name_nodes(graph: onnx.GraphProto, prefix: str) -> None:
