@@ -1,7 +1,11 @@
 """ONNX models, read with the `onnx` package's own protobuf classes.
 
 Initializers and Constant nodes give values; graph inputs, value_info and graph outputs give declared
-types; a `dim_param` stays a symbol. Max is opspec's Max. ONNX's ReduceMax is not oneDNN's (absent or
+types; a `dim_param` stays a symbol. ONNX's own shape inference (strict, with data propagation) types
+every value first, so a node is checked whatever precedes it, and its errors are said at their node.
+Subgraphs (If, Loop, Scan bodies) are read in their own scope, just before the node that holds them.
+Ops that are exactly a oneDNN op are checked as it (app/formats/translations.py, docs/translations.md).
+Max is opspec's Max. ONNX's ReduceMax is not oneDNN's (absent or
 empty axes reduce every axis unless noop_with_empty_axes; keepdims defaults to 1; before opset 18 the
 axes are an attribute), so each node is translated into the ReduceMax descriptor that computes the
 same thing, and an info diagnostic says how; where none does, the node is not checked and the answer
@@ -26,6 +30,7 @@ from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.numbers import clip
 from app.core.payload import LimitExceeded
 from app.core.shapes import SYMBOL, Shape
+from app.formats import translations
 from app.formats.errors import Malformed, shown
 from app.formats.graph import (
     SMALL_CONSTANT,
@@ -39,11 +44,11 @@ from app.formats.graph import (
     wire_tensor,
     with_declared_outputs,
 )
+from app.formats.translations import ONNX_REDUCTIONS
 from app.ops import REGISTRY
 
 FORMAT = "onnx"
 DEFAULT_DOMAINS = ("", "ai.onnx")
-REDUCE_MAX_DTYPES = REGISTRY["ReduceMax"].inputs[0].dtypes
 MAX_SIGNATURE = ("Max",)
 
 
@@ -415,20 +420,27 @@ class _Reader:
         if op_type == "Max":
             node.translate = _max
             node.signature = MAX_SIGNATURE
-        elif op_type == "ReduceMax":
+        elif op_type in ONNX_REDUCTIONS and op_type in REGISTRY:
             # A model repeats a few attribute sets: one translation function for each, read once.
-            node.signature = (
-                "ReduceMax",
-                self.opset,
-                tuple([a.SerializeToString() for a in proto.attribute]),
-            )
+            node.signature = (op_type, self.opset, tuple([a.SerializeToString() for a in proto.attribute]))
             node.translate = self.reduce_max.get(node.signature)
             if node.translate is None:
                 attrs = {a.name: a for a in proto.attribute}
-                node.translate = self.reduce_max[node.signature] = _reduce_max(self.opset, attrs)
+                node.translate = self.reduce_max[node.signature] = _reduce(op_type, self.opset, attrs)
         elif op_type == "Constant":
             node.structural = True
             node.constant = self.constant({a.name: a for a in proto.attribute}, path)
+        elif (row := translations.lookup(FORMAT, op_type, self.opset)) is not None:
+            node.signature = (op_type, self.opset, tuple([a.SerializeToString() for a in proto.attribute]))
+            node.translate = self.reduce_max.get(node.signature)
+            if node.translate is None:
+                native = {a.name: onnx.helper.get_attribute_value(a) for a in proto.attribute}
+                node.translate = self.reduce_max[node.signature] = translations.translator(
+                    row, native, self.opset, f"ONNX (opset {self.opset})", _input_path, _attr_path
+                )
+        elif (FORMAT, op_type) in translations.NOT_THE_SAME:
+            node.signature = (op_type,)
+            node.translate = _not_the_same(translations.NOT_THE_SAME[FORMAT, op_type])
         return node
 
     def constant(self, attrs: dict[str, onnx.AttributeProto], path: str) -> Value:
@@ -465,6 +477,21 @@ def _paths(node: Node, count: int) -> dict[str, str]:
     return paths
 
 
+def _input_path(node: Node, index: int) -> str:
+    return f"{node.path}.input[{index}]"
+
+
+def _attr_path(node: Node, name: str) -> str:
+    return f"{node.path}.attribute.{name}"
+
+
+def _not_the_same(why: str) -> Translate:
+    def translate(node: Node, inputs: list[Value | None]) -> Translation:
+        return Translation(None, why=why)
+
+    return translate
+
+
 def _max(node: Node, inputs: list[Value | None]) -> Translation:
     values = [v or Value(None, None) for v in inputs]
     descriptor = {"kind": "Max", "inputs": [wire_tensor(v) for v in values]}
@@ -475,9 +502,12 @@ def _ints(attr: onnx.AttributeProto | None, default: int) -> int:
     return default if attr is None else int(attr.i)
 
 
-def _reduce_max(opset: int, attrs: dict[str, onnx.AttributeProto]):
+def _reduce(kind: str, opset: int, attrs: dict[str, onnx.AttributeProto]):
+    """ONNX's ReduceMax (ReduceSum, ReduceMin...) as the oneDNN reduction that computes the same thing."""
     keepdims = _ints(attrs.get("keepdims"), 1)
     noop = _ints(attrs.get("noop_with_empty_axes"), 0)
+    since = ONNX_REDUCTIONS[kind]  # the opset from which the axes are an input
+    dtypes = REGISTRY[kind].inputs[0].dtypes
 
     def translate(node: Node, inputs: list[Value | None]) -> Translation:
         src = inputs[0] if inputs else None
@@ -486,17 +516,17 @@ def _reduce_max(opset: int, attrs: dict[str, onnx.AttributeProto]):
         def paths() -> dict[str, str]:
             return _paths(node, len(inputs)) | extra
 
-        head = f"ONNX ReduceMax (opset {opset}, keepdims={keepdims}"
-        head += f", noop_with_empty_axes={noop})" if opset >= 18 else ")"
-        if src is not None and src.dtype in DTYPES and src.dtype not in REDUCE_MAX_DTYPES:
+        head = f"ONNX {kind} (opset {opset}, keepdims={keepdims}"
+        head += f", noop_with_empty_axes={noop})" if opset >= since else ")"
+        if src is not None and src.dtype in DTYPES and src.dtype not in dtypes:
             return Translation(
                 None,
-                why=f"{head} on {src.dtype}: opspec's ReduceMax is oneDNN Graph's, defined for "
-                f"{', '.join(sorted(REDUCE_MAX_DTYPES))} only, so no descriptor computes the same thing",
+                why=f"{head} on {src.dtype}: opspec's {kind} is oneDNN Graph's, defined for "
+                f"{', '.join(sorted(dtypes))} only, so no descriptor computes the same thing",
             )
         axes: list[int] | None = None
         axes_input: Value | None = None
-        if "axes" in attrs:  # before opset 18; accepted after too, as onnx.reference does
+        if "axes" in attrs:  # before the axes became an input; accepted after too, as onnx.reference does
             axes = [int(a) for a in attrs["axes"].ints]
             extra["attrs.axes"] = f"{node.path}.attribute.axes"
             source = "the axes attribute"
@@ -517,11 +547,11 @@ def _reduce_max(opset: int, attrs: dict[str, onnx.AttributeProto]):
             shape = (1,) if axes_input.shape == () else axes_input.shape
             values.append(wire_tensor(Value(axes_input.dtype, shape), "s32"))
             note = (
-                f"{head} with {source} (values unknown) is checked as ReduceMax with opspec's 1-D s32 axes input, "
+                f"{head} with {source} (values unknown) is checked as {kind} with opspec's 1-D s32 axes input, "
                 f"keep_dims={keep}; not exact: should the axes be empty at run time, ONNX "
                 + ("returns the input" if noop else "reduces every axis")
             )
-            descriptor = {"kind": "ReduceMax", "attrs": {"keep_dims": keep}, "inputs": values}
+            descriptor = {"kind": kind, "attrs": {"keep_dims": keep}, "inputs": values}
             return Translation(with_declared_outputs(node, descriptor), paths, [note])
         assert axes is not None
         if not axes and not noop:
@@ -529,7 +559,7 @@ def _reduce_max(opset: int, attrs: dict[str, onnx.AttributeProto]):
                 return Translation(
                     None,
                     why=f"{head} with {source} reduces every axis, but the input's rank is unknown, so no "
-                    "ReduceMax descriptor with a fixed axes list computes the same thing",
+                    f"{kind} descriptor with a fixed axes list computes the same thing",
                 )
             axes = list(range(rank))
             what = f"{source}: every axis, axes={axes}"
@@ -537,8 +567,8 @@ def _reduce_max(opset: int, attrs: dict[str, onnx.AttributeProto]):
             what = f"{source} and noop_with_empty_axes=1: the identity, axes=[]"
         else:
             what = f"{source} {axes}"
-        note = f"{head} with {what} is checked as ReduceMax with axes={axes}, keep_dims={keep}"
-        descriptor = {"kind": "ReduceMax", "attrs": {"axes": axes, "keep_dims": keep}, "inputs": values}
+        note = f"{head} with {what} is checked as {kind} with axes={axes}, keep_dims={keep}"
+        descriptor = {"kind": kind, "attrs": {"axes": axes, "keep_dims": keep}, "inputs": values}
         return Translation(with_declared_outputs(node, descriptor), paths, [note])
 
     return translate
