@@ -490,3 +490,60 @@ def translator(
         return Translation(with_declared_outputs(node, descriptor), paths, [note])
 
     return translate
+
+
+def _source_text(source: Source) -> str:
+    if isinstance(source, Attr):
+        return f"`{source.name}`" + (f" (default {source.default!r})" if source.default is not None else "")
+    if isinstance(source, Fixed):
+        return repr(source.value)
+    if isinstance(source, Const):
+        return f"input {source.index} (constant)"
+    return "worked out"
+
+
+def markdown() -> str:
+    """docs/translations.md's table, from the rows (a test keeps the file equal to it)."""
+    lines = [
+        "| format | native op | oneDNN op | since | inputs | attributes | exact when |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in ROWS:
+        since = f"opset {row.since}" if row.since else ", ".join(sorted(row.versions)) or "any"
+        inputs = "all" if len(row.inputs) >= VARIADIC else ", ".join(map(str, row.inputs))
+        if row.optional:
+            inputs += " (+ " + ", ".join(map(str, row.optional)) + " if given)"
+        attrs = "; ".join(f"{name} <- {_source_text(source)}" for name, source in row.attrs.items()) or "-"
+        lines.append(
+            f"| {row.format} | {row.native} | {row.target} | {since} | {inputs} | {attrs} | {row.when or 'always'} |"
+        )
+    for (fmt, native), why in NOT_THE_SAME.items():
+        lines.append(f"| {fmt} | {native} | (none) | | | | {why} |")
+    return "\n".join(lines) + "\n"
+
+
+HEADER = """# Translations: ONNX and OpenVINO ops checked as oneDNN Graph ops
+
+A node of an ONNX model or an OpenVINO IR whose op is exactly a oneDNN Graph op (the same semantics for
+the attributes it uses) is checked as that op by opspec's rules, with an info diagnostic
+(`graph.translated`) that says how. The table is data (`app/formats/translations.py`, `ROWS`); a row
+applies only when its oneDNN op is in opspec's registry with every attribute the row gives, so rows
+light up as the oneDNN op set grows (`translations.fits(row)` says which do in a build). A node whose row does
+not apply (or whose attributes make it inexact: the "exact when" column) is not checked by opspec; the
+format's engine types it (ONNX shape inference; OpenVINO, when installed) and a `graph.untranslatable`
+note says why.
+
+ONNX's reductions (ReduceMax, ReduceMin, ReduceSum, ReduceMean, ReduceProd, ReduceL1, ReduceL2) are
+translated by `app/formats/onnx.py` itself: ONNX reduces every axis when `axes` is absent or empty
+(unless `noop_with_empty_axes`), keeps dims by default and moves `axes` from an attribute to an input
+at opset 18 (ReduceSum at 13), so each node becomes the oneDNN reduction with the explicit axes that
+computes the same thing. ONNX Max (any number of inputs, numpy broadcasting) is opspec's Max;
+OpenVINO's ReduceMax-1 and SegmentMax-16 are checked as themselves (`app/formats/openvino.py`).
+
+This file is written by `python -m app.formats.translations > docs/translations.md`; a test keeps it equal
+to the table.
+
+"""
+
+if __name__ == "__main__":  # python -m app.formats.translations > docs/translations.md
+    print(HEADER + markdown(), end="")
