@@ -104,11 +104,36 @@ def _progress(items: Iterator, total: int) -> Iterator:
     return iter(tqdm(items, total=total, unit="file", file=sys.stderr, leave=False))
 
 
+PROGRESS_MIN_NODES = 10_000  # a graph this large takes long enough for a bar of its own
+
+
+def _node_bar(total: int):
+    """A bar over one large graph's nodes, on stderr at a terminal (CI logs and pipes get nothing)."""
+    if total < PROGRESS_MIN_NODES or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit="node", file=sys.stderr, leave=False)
+
+    def update(done: int) -> None:
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+
+    return update
+
+
 def run_check(names: Iterable[str], *, strict: bool = False, require_checked: bool = False) -> RunReport:
+    from app.formats.graph import PROGRESS
+
     report = RunReport(version=version(), strict=strict, require_checked=require_checked)
     paths = _paths(names)
-    for source in _progress(_sources(paths, get_settings()), len(paths)):
-        report.add(read_source(source))
+    token = PROGRESS.set(_node_bar if len(paths) < PROGRESS_MIN_FILES else None)
+    try:
+        for source in _progress(_sources(paths, get_settings()), len(paths)):
+            report.add(read_source(source))
+    finally:
+        PROGRESS.reset(token)
     if report.files and all(file.read for file in report.files):
         report.unit_noun = "nodes"  # graphs only: their units are nodes
     return report

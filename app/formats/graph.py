@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any
@@ -440,6 +441,7 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
             f"the graph has {len(graph.nodes):,} nodes, above the limit of {limit:,} (max_graph_nodes)",
         )
     ordered, problems = _order(graph)
+    bar = _progress(len(graph.nodes))
     values: dict[str, Value] = dict(graph.graph_inputs)
     typed: dict[str, str | None] = {}
     results: list[NodeResult | None] = [None] * len(graph.nodes)  # by place: answered in file order
@@ -449,7 +451,11 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
     foreign = IMPLEMENTATIONS - {graph.implementation}
     memo = Memo()
     engine = graph.engine
-    for place in ordered:
+    clashes: dict[tuple[tuple[int, ...], tuple[int, ...]], bool] = {}
+    kept: list[tuple[list[Value], list[Value | None]]] = []  # the values compared, so their ids stay theirs
+    for step, place in enumerate(ordered):
+        if bar is not None and not step % PROGRESS_STEP:
+            bar(step)
         node = graph.nodes[place]
         inputs = list(map(values.get, node.inputs)) if not node.declared_inputs else _inputs(node, values)
         if node.constant is not None:
@@ -481,8 +487,21 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
                 result.typed_by = "declared" if any(v.dtype is not None for v in flow) else None
         if not result.structural:
             ops += 1
-            if node.engine_outputs is not None or node.engine_findings:
+            theirs = node.engine_outputs
+            if node.engine_findings:
                 result, flow = _engine(node, result, flow, engine)
+            elif theirs is not None:
+                if result.checked_by == "opspec":
+                    # opspec's outputs against the engine's: both are shared objects, so compared once
+                    pair = (tuple(map(id, flow)), tuple(map(id, theirs)))
+                    clash = clashes.get(pair)
+                    if clash is None:
+                        clash = clashes[pair] = any(map(_disagree, flow, theirs))
+                        kept.append((flow, theirs))
+                    if clash:
+                        result, flow = _engine(node, result, flow, engine)
+                else:
+                    result, flow = _engine(node, result, flow, engine)
             if result.checked_by == "opspec":
                 checked += 1
             elif result.checked_by is not None:
@@ -500,6 +519,8 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
                     values[name] = value
                     typed[name] = result.typed_by
         results[place] = result
+    if bar is not None:
+        bar(len(ordered))
     missing = _unproduced(graph, values)
     nodes: list[NodeResult] = results  # type: ignore[assignment]  # every place is answered
     if type(graph.positions) is not dict or graph.positions:  # {}: a binary format (ONNX) has none
@@ -580,6 +601,18 @@ def _shown(shape: Shape) -> str:
 
 
 NO_VALUE = id(None)
+
+# A face that shows progress (`opspec check` at a terminal) sets this to a function that takes a graph's
+# node count and returns a function of the nodes done so far (or None: no bar for this graph).
+PROGRESS: ContextVar[Callable[[int], Callable[[int], None] | None] | None] = ContextVar(
+    "progress", default=None
+)
+PROGRESS_STEP = 1000  # nodes between two updates
+
+
+def _progress(total: int) -> Callable[[int], None] | None:
+    factory = PROGRESS.get()
+    return factory(total) if factory is not None else None
 
 
 def _inputs(node: Node, values: Mapping[str, Value]) -> list[Value | None]:

@@ -98,14 +98,13 @@ def _count(graph: onnx.GraphProto, settings: Settings, depth: int) -> int:
         )  # fmt: skip
     count = len(graph.node)
     for node in graph.node:
-        if node.op_type in SUBGRAPH_OPS or any(a.type in GRAPH_ATTRS for a in node.attribute):
+        if node.op_type in SUBGRAPH_OPS:
             for _, body in _subgraphs(node):
                 count += _count(body, settings, depth + 1)
     return count
 
 
-SUBGRAPH_OPS = frozenset({"If", "Loop", "Scan"})
-GRAPH_ATTRS = frozenset({onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS})
+SUBGRAPH_OPS = frozenset({"If", "Loop", "Scan"})  # the ops of the default domain that hold graphs
 # Initializers above this many elements go to ONNX's inference as typed graph inputs, not as data: no
 # shape rule needs a weight's values, and the model is not copied with its weights.
 INFER_DATA_ELEMENTS = 1 << 16
@@ -132,12 +131,18 @@ def infer(model: onnx.ModelProto) -> tuple[dict[str, onnx.ValueInfoProto], dict[
             graph.initializer.append(init)
         elif init.name not in inputs:
             graph.input.append(onnx.helper.make_tensor_value_info(init.name, init.data_type, list(init.dims)))
-    _name_nodes(graph, "")
     errors: dict[str, list[str]] = {}
     try:
         out = onnx.shape_inference.infer_shapes(probe, check_type=True, strict_mode=True, data_prop=True)
-    except onnx.shape_inference.InferenceError as exc:
-        for line in str(exc).splitlines():
+    except onnx.shape_inference.InferenceError:
+        # Again with each node named by its id, so that each error names the node it is about.
+        _name_nodes(graph, "")
+        try:
+            onnx.shape_inference.infer_shapes(probe, check_type=True, strict_mode=True, data_prop=True)
+            text = ""
+        except onnx.shape_inference.InferenceError as exc:
+            text = str(exc)
+        for line in text.splitlines():
             matches = list(_ERROR.finditer(line))
             if not matches:
                 continue
@@ -188,12 +193,9 @@ def _collect(
         for info in group:
             out.setdefault(scope.get(info.name, info.name), info)
     for index, node in enumerate(graph.node):
-        for attr in node.attribute:
-            if attr.type == onnx.AttributeProto.GRAPH:
-                _collect(attr.g, f"{ids}{index}.{attr.name}.", out, scope)
-            elif attr.type == onnx.AttributeProto.GRAPHS:
-                for k, g in enumerate(attr.graphs):
-                    _collect(g, f"{ids}{index}.{attr.name}[{k}].", out, scope)
+        if node.op_type in SUBGRAPH_OPS:
+            for attr, body in _subgraphs(node):
+                _collect(body, f"{ids}{index}.{attr}.", out, scope)
 
 
 def _scope(graph: onnx.GraphProto, prefix: str, outer: dict[str, str]) -> dict[str, str]:
@@ -352,8 +354,9 @@ class _Reader:
             self.inputs[scope.get(name, name)] = self.tensor(init, f"{where}graph.initializer[{index}]")
         for index, proto in enumerate(g.node):
             path = f"{where}node[{_text(proto.name) or f'#{index}'}]"
-            for attr, body in _subgraphs(proto):
-                self.read(body, f"{ids}{index}.{attr}.", f"{path}.attribute.{attr}.", scope)
+            if proto.op_type in SUBGRAPH_OPS:
+                for attr, body in _subgraphs(proto):
+                    self.read(body, f"{ids}{index}.{attr}.", f"{path}.attribute.{attr}.", scope)
             node = self.node(index, proto, declared, ids, path, scope)
             self.nodes.append(node)
 
