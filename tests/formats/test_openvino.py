@@ -162,3 +162,38 @@ def test_ir_v10_reads_the_same(ir) -> None:
     assert [(n.checked_as, n.outputs) for n in v10.nodes] == [
         (n.checked_as, n.outputs) for n in check(xml, weights).nodes
     ]
+
+
+def test_an_ir_without_its_weights_says_so() -> None:
+    x = opset16.parameter([2, 4], np.float32, name="x")
+    axes = opset16.constant(np.array([1], dtype=np.int64), name="axes")
+    model = ov.Model([opset1.reduce_max(x, axes, keep_dims=False, name="r")], [x], "g")
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        ov.save_model(model, f"{folder}/net.xml")
+        xml = Path(folder, "net.xml").read_bytes()
+    result = check(xml, None)
+    [warning] = [d for d in result.diagnostics if d.rule == "graph.weights"]
+    assert warning.severity == "warning" and warning.path == "net"
+    assert "values of its 1 Const layers are unknown" in warning.message
+    assert result.position("net") == (2, 1)
+    assert result.valid  # a warning: the shapes that need the weights are unknown, nothing is wrong
+    # with the weights: no warning
+    assert not [d for d in check(xml, b"\x01" + b"\x00" * 7).diagnostics if d.rule == "graph.weights"]
+
+
+def test_openvino_types_the_layers_opspec_does_not_check(tmp_path) -> None:
+    x = opset16.parameter([1, 3, 8, 8], np.float32, name="x")
+    w = opset16.constant(np.ones((4, 3, 3, 3), np.float32), name="w")
+    conv = opset1.convolution(x, w, [1, 1], [1, 1], [1, 1], [1, 1], name="conv")  # not in the registry
+    relu = opset16.relu(conv, name="relu")
+    ov.save_model(ov.Model([relu], [x], "g"), tmp_path / "net.xml", compress_to_fp16=False)
+    xml, weights = (tmp_path / "net.xml").read_bytes(), (tmp_path / "net.bin").read_bytes()
+    result = check(xml, weights)
+    nodes = by_name(result)
+    assert (nodes["conv"].checked_by, nodes["conv"].typed_by) == ("openvino", "openvino")
+    assert [(o.dtype, o.shape) for o in nodes["conv"].outputs] == [("f32", [1, 4, 8, 8])]
+    assert nodes["relu"].checked_by == "opspec"
+    assert result.coverage.by_engine == {"openvino": 1} and result.coverage.not_checked == {}
