@@ -44,9 +44,10 @@ class Lines:
             codes = np.frombuffer(text.encode("utf-32-le"), np.uint32)
         newlines = np.flatnonzero(codes == 10)
         del codes
-        # Kept as an array (4 or 8 bytes a line), not a list of ints (about 40): a 40 MB file of
-        # two million lines would hold 80 MB in the list alone.
-        starts = np.empty(len(newlines) + 1, np.int32 if len(text) < 2**31 - 1 else np.int64)
+        # Kept as an array (8 bytes a line), not a list of ints (about 40): a 40 MB file of two million
+        # lines would hold 80 MB in the list alone. int64, as the offsets searched for are: an array of
+        # another type would be converted whole on every search.
+        starts = np.empty(len(newlines) + 1, np.int64)
         starts[0] = 0
         starts[1:] = newlines
         starts[1:] += 1
