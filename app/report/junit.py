@@ -33,12 +33,14 @@ def _suite(file: FileReport, strict: bool) -> ET.Element:
     cases = []
     if file.findings:
         case = ET.Element("testcase", classname=file.path, name="(file)")
-        if file.unreadable or (file.read and any(f.severity == "error" for f in file.findings)):
-            errors += 1
-            first = _headline(file.findings)  # an error: that is what makes the file unreadable
-            ET.SubElement(case, "error", type=first.rule, message=first.message).text = _lines(
-                file.path, file.findings
-            )
+        broken = file.read and any(f.severity == "error" for f in file.findings)  # read, but invalid
+        if file.unreadable or broken:
+            errors += not broken
+            failures += broken
+            first = _headline(file.findings)  # an error: that is what makes the file unreadable (or invalid)
+            ET.SubElement(
+                case, "failure" if broken else "error", type=first.rule, message=first.message
+            ).text = _lines(file.path, file.findings)
         else:
             ET.SubElement(case, "system-out").text = _lines(file.path, file.findings)
         cases.append(case)
