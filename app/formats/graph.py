@@ -542,6 +542,11 @@ def _engine(node: Node, result: NodeResult, flow: list[Value], engine: str) -> t
     found = list(node.engine_findings or ())
     typed_by, checked_by = result.typed_by, result.checked_by
     theirs = node.engine_outputs
+    if theirs is not None and None in theirs:  # what the file declares, the engine does not repeat
+        declared = node.declared_outputs
+        theirs = [
+            v if v is not None else (declared[k] if k < len(declared) else None) for k, v in enumerate(theirs)
+        ]
     complete = (
         theirs is not None
         and len(theirs) >= len(node.outputs)

@@ -352,13 +352,17 @@ class _Reader:
         for index, init in enumerate(g.initializer):
             name = _text(init.name)
             self.inputs[scope.get(name, name)] = self.tensor(init, f"{where}graph.initializer[{index}]")
+        nodes = self.nodes
+        node = self.node
         for index, proto in enumerate(g.node):
-            path = f"{where}node[{_text(proto.name) or f'#{index}'}]"
+            path = ""  # node() names it, but for a node that holds subgraphs, named here for theirs
             if proto.op_type in SUBGRAPH_OPS:
+                path = f"{where}node[{_text(proto.name) or f'#{index}'}]"
                 for attr, body in _subgraphs(proto):
                     self.read(body, f"{ids}{index}.{attr}.", f"{path}.attribute.{attr}.", scope)
-            node = self.node(index, proto, declared, ids, path, scope)
-            self.nodes.append(node)
+            elif where:
+                path = f"{where}node[{_text(proto.name) or f'#{index}'}]"
+            nodes.append(node(index, proto, declared, ids, path, scope))
 
     def engine(self, name: str) -> Value | None:
         info = self.inferred.get(name)
@@ -411,8 +415,16 @@ class _Reader:
             input_paths="{path}.input[{index}]",
         )
         if self.inferred:
-            node.engine_outputs = [self.engine(n) for n in outputs]
-        found = self.errors.pop(node_id, None)
+            # An output the file declares whole is ONNX's inferred type too (strict inference refuses a
+            # declared type it infers otherwise), and opspec checks it against the declared one already.
+            engine = self.engine
+            node.engine_outputs = [
+                None
+                if v is not None and v.dtype is not None and v.shape is not None and None not in v.shape
+                else engine(n)
+                for n, v in zip(outputs, node.declared_outputs, strict=True)
+            ]
+        found = self.errors.pop(node_id, None) if self.errors else None
         if found:
             node.engine_findings = [
                 diagnostic("onnx.shape_inference", path, f"ONNX shape inference: {message}")
