@@ -1,4 +1,5 @@
-"""opspec: `from app import validate, evaluate` checks and runs descriptors in-process (app/library.py).
+"""opspec: `from app import validate, evaluate, check_graph` checks and runs descriptors, and checks graph
+files, in-process (app/library.py).
 
 The names load on first use, so `import app.core...` does not pull in the ops and pydantic models."""
 
@@ -6,15 +7,26 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Invalid", "LimitExceeded", "Malformed", "NotEvaluable", "evaluate", "validate"]
+__all__ = [
+    "GraphMalformed",
+    "Invalid",
+    "LimitExceeded",
+    "Malformed",
+    "NotEvaluable",
+    "check_graph",
+    "evaluate",
+    "validate",
+]
 
 _HOMES = {
     "validate": "app.library",
     "evaluate": "app.library",
+    "check_graph": "app.library",
     "Malformed": "app.library",
     "Invalid": "app.core.engine",
     "NotEvaluable": "app.core.engine",
     "LimitExceeded": "app.core.payload",
+    "GraphMalformed": "app.formats.errors",
 }
 
 
@@ -23,6 +35,6 @@ def __getattr__(name: str) -> Any:
         raise AttributeError(f"module 'app' has no attribute {name!r}")
     import importlib
 
-    value = getattr(importlib.import_module(_HOMES[name]), name)
+    value = getattr(importlib.import_module(_HOMES[name]), "Malformed" if name == "GraphMalformed" else name)
     globals()[name] = value
     return value

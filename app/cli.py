@@ -34,9 +34,14 @@ JSON, OpenVINO IR (.xml, with the .bin beside it) or ONNX (.onnx). A directory i
 recursively for *.json, *.onnx and IR *.xml (hidden folders and node_modules skipped); - reads
 standard input.
 
+A graph's nodes are each checked by opspec's rules, or typed and checked by the format's own
+engine (ONNX shape inference; OpenVINO, when installed), or not checked: the summary counts the three
+apart, and a node not checked is never counted valid.
+
 exit codes:
   0  every descriptor is valid (warnings allowed, unless --strict)
-  1  some descriptor breaks a rule (or, with --strict, has a warning)
+  1  some descriptor breaks a rule (or, with --strict, has a warning; with
+     --require-checked, some graph node was not checked)
   2  some input could not be read, is not JSON, or is not a descriptor, or the report
      could not be written (the worst case wins)
 
@@ -99,16 +104,43 @@ def _progress(items: Iterator, total: int) -> Iterator:
     return iter(tqdm(items, total=total, unit="file", file=sys.stderr, leave=False))
 
 
-def run_check(names: Iterable[str], *, strict: bool = False) -> RunReport:
-    report = RunReport(version=version(), strict=strict)
+PROGRESS_MIN_NODES = 10_000  # a graph this large takes long enough for a bar of its own
+
+
+def _node_bar(total: int):
+    """A bar over one large graph's nodes, on stderr at a terminal (CI logs and pipes get nothing)."""
+    if total < PROGRESS_MIN_NODES or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit="node", file=sys.stderr, leave=False)
+
+    def update(done: int) -> None:
+        bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+
+    return update
+
+
+def run_check(names: Iterable[str], *, strict: bool = False, require_checked: bool = False) -> RunReport:
+    from app.formats.graph import PROGRESS
+
+    report = RunReport(version=version(), strict=strict, require_checked=require_checked)
     paths = _paths(names)
-    for source in _progress(_sources(paths, get_settings()), len(paths)):
-        report.add(read_source(source))
+    token = PROGRESS.set(_node_bar if len(paths) < PROGRESS_MIN_FILES else None)
+    try:
+        for source in _progress(_sources(paths, get_settings()), len(paths)):
+            report.add(read_source(source))
+    finally:
+        PROGRESS.reset(token)
+    if report.files and all(file.read for file in report.files):
+        report.unit_noun = "nodes"  # graphs only: their units are nodes
     return report
 
 
 def _check(args: argparse.Namespace) -> int:
-    return _emit(run_check(args.files, strict=args.strict), args)
+    return _emit(run_check(args.files, strict=args.strict, require_checked=args.require_checked), args)
 
 
 VERIFY_HELP = """\
@@ -219,6 +251,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("files", nargs="+", help="files, directories, or - for standard input")
     _report_options(check, "descriptor")
+    check.add_argument(
+        "--require-checked",
+        action="store_true",
+        help="a graph node nothing checked (a kind neither opspec nor the format's engine checks) fails the run",
+    )
     check.add_argument("--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS)
     check.set_defaults(run=_check)
     verify = commands.add_parser(

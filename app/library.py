@@ -1,6 +1,6 @@
 """The service's two answers in-process, for tools that would rather import than run a server.
 
-    from app import validate, evaluate
+    from app import validate, evaluate, check_graph
 
 Each takes a descriptor as a dict in the wire format, where any `data` may also be a NumPy array of
 the tensor's dtype (bf16 from ml_dtypes; MLI's sa8 / fx16 / sa32 as their raw int8 / int16 / int32).
@@ -10,6 +10,8 @@ The limits of app.core.config apply as they do over HTTP.
 
 from __future__ import annotations
 
+import json
+import os
 from typing import Any
 
 import numpy as np
@@ -20,7 +22,7 @@ from app.core.config import Settings, get_settings
 from app.ops import BY_NAME, DESCRIPTOR
 from app.parsing import describe_errors
 
-__all__ = ["Malformed", "evaluate", "validate"]
+__all__ = ["Malformed", "check_graph", "evaluate", "validate"]
 
 
 class Malformed(ValueError):
@@ -70,3 +72,26 @@ def evaluate(descriptor: dict[str, Any], settings: Settings | None = None) -> di
         "outputs": outputs,
         "diagnostics": [d.model_dump() for d in verdict.diagnostics],
     }
+
+
+def check_graph(
+    path_or_bytes: str | os.PathLike[str] | bytes,
+    format: str | None = None,
+    weights: bytes | None = None,
+    settings: Settings | None = None,
+) -> dict[str, Any]:
+    """The answer of POST /v1/graphs/validate for a graph file, as a dict: format, valid, coverage,
+    nodes (each with checked_by and typed_by), not_checked, diagnostics, values.
+
+    A path is read as `opspec check` reads it (an IR's .bin beside it); bytes are the file's content
+    (`weights` an IR's .bin). `format` is onednn, openvino or onnx, else detected. Raises
+    app.formats.errors.Malformed (`message`, `path`, `line`, `column`) for what is not a readable
+    graph, and payload.LimitExceeded for a file over a limit, where the route answers 422 and 413."""
+    from app.formats import answer, graphs
+
+    settings = settings or get_settings()
+    if isinstance(path_or_bytes, bytes | bytearray | memoryview):
+        result = graphs.check(bytes(path_or_bytes), settings, format, weights)
+    else:
+        result = graphs.check_file(path_or_bytes, settings, format)
+    return json.loads(answer.to_json(result))

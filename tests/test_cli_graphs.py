@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -96,3 +97,70 @@ def test_an_ir_whose_bin_alone_passes_max_graph_bytes_is_refused_as_any_too_larg
     finally:
         get_settings.cache_clear()
     assert "above the limit of" in capsys.readouterr().out
+
+
+BENCHDNN = FILES / "benchdnn"
+SNAPSHOTS = Path(__file__).parent / "report" / "snapshots"
+
+
+def custom(tmp_path: Path, kinds: list[str]) -> Path:
+    """reducemax.json with ops of kinds nothing checks (a vendor's own) after its ReduceMax."""
+    document = json.loads((FILES / "reducemax.json").read_bytes())
+    [op] = document["graph"]
+    for index, kind in enumerate(kinds, 1):
+        out = {**op["outputs"][0], "id": 100 + index}
+        document["graph"].append(
+            {"id": index, "name": f"custom_{index}", "kind": kind, "attrs": {},
+             "inputs": [op["outputs"][0]], "outputs": [out]}
+        )  # fmt: skip
+    path = tmp_path / f"custom_{len(kinds)}.json"
+    path.write_text(json.dumps(document, indent=2))
+    return path
+
+
+def test_unchecked_nodes_are_counted_apart_and_never_valid(tmp_path, capsys) -> None:
+    """Nodes of kinds nothing checks are `not checked`, never `valid`: the summary line's format."""
+    files = [custom(tmp_path, ["VendorGelu", "VendorPack", "VendorGelu"]), FILES / "reducemax.json"]
+    assert main(["check", *map(str, files)]) == EXIT_VALID
+    got = capsys.readouterr().out.splitlines()[-1] + "\n"
+    snapshot = SNAPSHOTS / "summary_graphs.txt"
+    if os.environ.get("OPSPEC_UPDATE_SNAPSHOTS"):
+        snapshot.write_text(got, encoding="utf-8")
+    assert got == snapshot.read_text(encoding="utf-8")
+
+
+def test_require_checked_fails_a_run_with_an_unchecked_node(tmp_path, capsys) -> None:
+    unchecked = custom(tmp_path, ["VendorGelu"])
+    assert main(["check", str(unchecked)]) == EXIT_VALID
+    assert main(["check", "--require-checked", str(unchecked)]) == EXIT_INVALID
+    checked = FILES / "reducemax.json"
+    assert main(["check", "--require-checked", str(checked)]) == EXIT_VALID
+    # an unreadable file still wins
+    (tmp_path / "bad.onnx").write_bytes(b"\x08")
+    assert main(["check", "--require-checked", str(unchecked), str(tmp_path / "bad.onnx")]) == EXIT_MALFORMED
+    capsys.readouterr()
+
+
+def test_json_report_says_coverage_per_file_and_in_total(tmp_path, capsys) -> None:
+    unchecked = custom(tmp_path, ["VendorGelu", "MatMul"])
+    main(["check", "--format", "json", str(unchecked), str(FILES / "reducemax.json")])
+    document = json.loads(capsys.readouterr().out)
+    first, second = document["files"]
+    assert first["coverage"]["not_checked"] >= 1 and "VendorGelu" in first["coverage"]["not_checked_kinds"]
+    assert second["coverage"] == {"checked": 1, "by_engine": {}, "not_checked": 0, "not_checked_kinds": {}}
+    summary = document["summary"]
+    assert summary["not_checked"] == first["coverage"]["not_checked"]
+    assert summary["valid"] + summary["invalid"] == summary["checked"]
+
+
+def test_a_large_graph_shows_its_progress_at_a_terminal_only(monkeypatch, capsys) -> None:
+    import sys
+
+    import app.cli
+
+    monkeypatch.setattr(app.cli, "PROGRESS_MIN_NODES", 1)  # every graph is "large" here
+    assert main(["check", str(FILES / "reducemax.json")]) == EXIT_VALID
+    assert "node" not in capsys.readouterr().err  # not a terminal: no bar
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    assert main(["check", str(FILES / "reducemax.json")]) == EXIT_VALID
+    assert "node/s" in capsys.readouterr().err

@@ -13,7 +13,8 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from contextvars import ContextVar
+from dataclasses import dataclass, field, replace
 from itertools import chain
 from typing import Any
 
@@ -49,6 +50,14 @@ RULES: dict[str, Rule] = {
              "it is not checked; the diagnostic says why.", READER, "info"),
         Rule("graph.unknown_dim", "A dim the file writes as a range or an unknown size is taken as unknown.",
              READER, "info"),
+        Rule("graph.weights", "An IR's weights (.bin) come with it, so values read from them (axes, shapes) "
+             "are known.", READER, "warning"),
+        Rule("onnx.shape_inference", "ONNX's own shape inference (onnx.shape_inference.infer_shapes, strict, "
+             "with data propagation) accepts the node, and where opspec checks it too, both infer the same "
+             "outputs.", "ONNX shape inference"),
+        Rule("openvino.inference", "OpenVINO's own type inference (validate_and_infer_types) accepts the layer, "
+             "and its declared output ports agree with it; where opspec checks it too, both infer the same "
+             "outputs.", "OpenVINO type inference"),
     )
 }  # fmt: skip
 
@@ -125,6 +134,10 @@ class Node:
     input_paths: list[str] | str = ""
     line: int | None = None
     column: int | None = None
+    # What another engine's own inference (ONNX, OpenVINO) gives for the outputs, and what it found at
+    # this node (an inference error): it types the node when opspec does not check it.
+    engine_outputs: list[Value | None] | None = None
+    engine_findings: list[Diagnostic] | None = None
 
 
 @dataclass(slots=True)
@@ -135,6 +148,7 @@ class Graph:
     graph_inputs: dict[str, Value] = field(default_factory=dict)  # values no node produces
     diagnostics: list[Diagnostic] = field(default_factory=list)  # found while reading (bad dims...)
     positions: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # native path -> (line, column)
+    engine: str = ""  # the engine whose inference typed the nodes (engine_outputs): onnx, openvino
 
 
 @dataclass(slots=True)
@@ -150,6 +164,36 @@ class NodeResult:
     path: str
     line: int | None = None
     column: int | None = None
+    # Who checked the node: "opspec" (its rules, as checked_as), an engine ("onnx", "openvino": its own
+    # inference accepted the node), None: nobody (never counted valid or invalid), or a structural node.
+    checked_by: str | None = None
+    # Who typed its outputs: opspec, declared (the file), onnx, openvino; None: nobody, they are unknown.
+    typed_by: str | None = None
+    structural: bool = False  # a graph input, output or constant: not an op, not counted
+
+
+@dataclass(slots=True)
+class Coverage:
+    """How a graph's op nodes (structure aside) were checked: by opspec's rules, by an engine's own
+    inference, or not at all (by kind)."""
+
+    nodes: int = 0
+    checked: int = 0  # by opspec's rules
+    by_engine: dict[str, int] = field(default_factory=dict)
+    not_checked: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def unchecked(self) -> int:
+        return sum(self.not_checked.values())
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "nodes": self.nodes,
+            "checked": self.checked,
+            "by_engine": self.by_engine,
+            "not_checked": self.unchecked,
+            "not_checked_kinds": self.not_checked,
+        }
 
 
 @dataclass(slots=True)
@@ -159,12 +203,56 @@ class GraphResult:
     not_checked: dict[str, int]
     diagnostics: list[Diagnostic]
     positions: Mapping[str, tuple[int, int]] = field(default_factory=dict)
+    coverage: Coverage = field(default_factory=Coverage)
+    graph: Graph | None = field(default=None, repr=False)  # what was walked, for values()
+    flowing: dict[str, Value] = field(default_factory=dict, repr=False)  # value name -> what flowed
+    typed: dict[str, str | None] = field(default_factory=dict, repr=False)  # value name -> who typed it
 
     @property
     def valid(self) -> bool:
         return all(node.valid for node in self.nodes) and not any(
             d.severity == "error" for d in self.diagnostics
         )
+
+    def values(self) -> list[dict[str, Any]]:
+        """Every value (edge) of the graph: its producer (a node id; None for a graph input or
+        initializer), its consumers, dtype, shape (symbols kept, -1 unknown) and who typed it, so a page
+        can draw the graph with a type on every edge."""
+        if self.graph is None:
+            return []
+        producer: dict[str, str] = {}
+        consumers: dict[str, list[str]] = {}
+        order: list[str] = list(self.graph.graph_inputs)
+        for node in self.graph.nodes:
+            for name in node.inputs:
+                if name is not None:
+                    found = consumers.get(name)
+                    if found is None:
+                        consumers[name] = [node.id]
+                    else:
+                        found.append(node.id)
+            for name in node.outputs:
+                if name not in producer:
+                    producer[name] = node.id
+                    order.append(name)
+        out = []
+        seen: set[str] = set()
+        for name in order:
+            if name in seen:
+                continue
+            seen.add(name)
+            value = self.flowing.get(name)
+            out.append(
+                {
+                    "name": name,
+                    "producer": producer.get(name),
+                    "consumers": consumers.get(name, []),
+                    "dtype": (value.dtype if value is not None else None) or "?",
+                    "shape": wire_shape(value.shape) if value is not None else None,
+                    "typed_by": self.typed.get(name, "declared" if name not in producer else None),
+                }
+            )
+        return out
 
     def position(self, path: str) -> tuple[int, int] | None:
         """The line and column of a native path, or of the nearest enclosing path the file has one for."""
@@ -353,22 +441,32 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
             f"the graph has {len(graph.nodes):,} nodes, above the limit of {limit:,} (max_graph_nodes)",
         )
     ordered, problems = _order(graph)
+    bar = _progress(len(graph.nodes))
     values: dict[str, Value] = dict(graph.graph_inputs)
+    typed: dict[str, str | None] = {}
     results: list[NodeResult | None] = [None] * len(graph.nodes)  # by place: answered in file order
     not_checked: Counter[str] = Counter()
+    by_engine: Counter[str] = Counter()
+    checked = ops = 0
     foreign = IMPLEMENTATIONS - {graph.implementation}
     memo = Memo()
-    for place in ordered:
+    engine = graph.engine
+    clashes: dict[tuple[tuple[int, ...], tuple[int, ...]], bool] = {}
+    kept: list[tuple[list[Value], list[Value | None]]] = []  # the values compared, so their ids stay theirs
+    for step, place in enumerate(ordered):
+        if bar is not None and not step % PROGRESS_STEP:
+            bar(step)
         node = graph.nodes[place]
         inputs = list(map(values.get, node.inputs)) if not node.declared_inputs else _inputs(node, values)
         if node.constant is not None:
             flow = [node.constant]
             result = _plain(node, inputs, flow, [], memo)
+            result.structural, result.typed_by = True, "declared"
         elif node.translate is None:
             flow = _declared(node)
             result = _plain(node, inputs, flow, [], memo)
-            if not node.structural:
-                not_checked[node.kind] += 1
+            result.structural = node.structural
+            result.typed_by = "declared" if any(v.dtype is not None for v in flow) else None
         else:
             # The same values (the same objects) into a node of the same signature as one already
             # answered: that answer at this node's path. The memo holds those values, so their ids
@@ -382,27 +480,144 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
                 result, flow = _check(node, inputs, settings, foreign, memo)
                 if memo.last is not None and NO_VALUE not in ids[1]:
                     memo.same[ids] = memo.last
-            if result.checked_as is None:
+            if result.checked_as is not None:
+                result.checked_by = "opspec"
+                result.typed_by = "opspec" if flow and flow[0].dtype is not None else None
+            else:
+                result.typed_by = "declared" if any(v.dtype is not None for v in flow) else None
+        if not result.structural:
+            ops += 1
+            theirs = node.engine_outputs
+            if node.engine_findings:
+                result, flow = _engine(node, result, flow, engine)
+            elif theirs is not None:
+                if result.checked_by == "opspec":
+                    # opspec's outputs against the engine's: both are shared objects, so compared once
+                    pair = (tuple(map(id, flow)), tuple(map(id, theirs)))
+                    clash = clashes.get(pair)
+                    if clash is None:
+                        clash = clashes[pair] = any(map(_disagree, flow, theirs))
+                        kept.append((flow, theirs))
+                    if clash:
+                        result, flow = _engine(node, result, flow, engine)
+                else:
+                    result, flow = _engine(node, result, flow, engine)
+            if result.checked_by == "opspec":
+                checked += 1
+            elif result.checked_by is not None:
+                by_engine[result.checked_by] += 1
+            else:
                 not_checked[node.kind] += 1
         if len(node.outputs) == 1 and flow:  # the usual one output, without a zip
-            values.setdefault(node.outputs[0], flow[0])
+            name = node.outputs[0]
+            if name not in values:
+                values[name] = flow[0]
+                typed[name] = result.typed_by
         else:
             for name, value in zip(node.outputs, flow, strict=False):
-                values.setdefault(name, value)
+                if name not in values:
+                    values[name] = value
+                    typed[name] = result.typed_by
         results[place] = result
+    if bar is not None:
+        bar(len(ordered))
     missing = _unproduced(graph, values)
     nodes: list[NodeResult] = results  # type: ignore[assignment]  # every place is answered
     if type(graph.positions) is not dict or graph.positions:  # {}: a binary format (ONNX) has none
         where = graph.positions.get
         for result in nodes:
             result.line, result.column = where(result.path) or (None, None)
+    kinds = dict(sorted(not_checked.items()))
+    coverage = Coverage(ops, checked, dict(sorted(by_engine.items())), kinds)
     return GraphResult(
-        graph.format, nodes, dict(sorted(not_checked.items())), [*graph.diagnostics, *problems, *missing],
-        graph.positions,
+        graph.format, nodes, kinds, [*graph.diagnostics, *problems, *missing], graph.positions,
+        coverage, graph, values, typed,
     )  # fmt: skip
 
 
+def _engine(node: Node, result: NodeResult, flow: list[Value], engine: str) -> tuple[NodeResult, list[Value]]:
+    """What another engine's inference adds at a node: its errors; for a node opspec did not check, its
+    outputs (the node is then checked and typed by that engine); for one opspec checked, a warning
+    where the two disagree."""
+    found = list(node.engine_findings or ())
+    typed_by, checked_by = result.typed_by, result.checked_by
+    theirs = node.engine_outputs
+    if theirs is not None and None in theirs:  # what the file declares, the engine does not repeat
+        declared = node.declared_outputs
+        theirs = [
+            v if v is not None else (declared[k] if k < len(declared) else None) for k, v in enumerate(theirs)
+        ]
+    complete = (
+        theirs is not None
+        and len(theirs) >= len(node.outputs)
+        and all(v is not None and v.dtype is not None for v in theirs[: len(node.outputs)])
+    )
+    if result.checked_by == "opspec":
+        if theirs is not None and not found:  # (an engine's error here has said how they differ)
+            for index, (ours, other) in enumerate(zip(flow, theirs, strict=False)):
+                clash = _disagree(ours, other)
+                if clash:
+                    found.append(
+                        diagnostic(
+                            f"{engine}.{'shape_inference' if engine == 'onnx' else 'inference'}",
+                            f"{node.path}.output[{index}]",
+                            f"output {index}: {clash}",
+                            "warning",
+                        )
+                    )
+    elif complete or found:
+        if complete:
+            flow = [v for v in theirs[: len(node.outputs)]]  # type: ignore[index,misc]
+            typed_by = engine
+        checked_by = engine
+    if not found and checked_by == result.checked_by and typed_by == result.typed_by:
+        return result, flow
+    diagnostics = [*result.diagnostics, *found]
+    valid = not any(d.severity == "error" for d in diagnostics)
+    outputs = result.outputs if flow is None else [_type(v) for v in flow]
+    return (
+        replace(result, diagnostics=diagnostics, valid=valid, outputs=outputs, checked_by=checked_by,
+                typed_by=typed_by),
+        flow,
+    )  # fmt: skip
+
+
+def _disagree(ours: Value | None, theirs: Value | None) -> str:
+    """How opspec's inferred output and another engine's differ (dtype, rank, a dim both know), or ''."""
+    if ours is None or theirs is None:
+        return ""
+    if ours.dtype and theirs.dtype and ours.dtype != theirs.dtype:
+        return f"opspec infers {ours.dtype}, the engine {theirs.dtype}"
+    if ours.shape is None or theirs.shape is None:
+        return ""
+    if len(ours.shape) != len(theirs.shape):
+        return (
+            f"opspec infers rank {len(ours.shape)} {_shown(ours.shape)}, the engine rank {len(theirs.shape)} "
+            f"{_shown(theirs.shape)}"
+        )
+    for axis, (a, b) in enumerate(zip(ours.shape, theirs.shape, strict=True)):
+        if isinstance(a, int) and isinstance(b, int) and a != b:
+            return f"opspec infers {a} in dim {axis} ({_shown(ours.shape)}), the engine {b} ({_shown(theirs.shape)})"
+    return ""
+
+
+def _shown(shape: Shape) -> str:
+    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
+
+
 NO_VALUE = id(None)
+
+# A face that shows progress (`opspec check` at a terminal) sets this to a function that takes a graph's
+# node count and returns a function of the nodes done so far (or None: no bar for this graph).
+PROGRESS: ContextVar[Callable[[int], Callable[[int], None] | None] | None] = ContextVar(
+    "progress", default=None
+)
+PROGRESS_STEP = 1000  # nodes between two updates
+
+
+def _progress(total: int) -> Callable[[int], None] | None:
+    factory = PROGRESS.get()
+    return factory(total) if factory is not None else None
 
 
 def _inputs(node: Node, values: Mapping[str, Value]) -> list[Value | None]:

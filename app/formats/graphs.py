@@ -15,7 +15,7 @@ from app.formats import sniff
 from app.formats.errors import Malformed
 from app.formats.graph import RULES, Graph, GraphResult, walk
 from app.formats.source import Source, unreadable
-from app.report.model import FileReport, Finding, RuleInfo, Unit
+from app.report.model import FileReport, Finding, RuleInfo, Unit, UnitVerdict
 
 FORMATS = ("onednn", "openvino", "onnx")
 SNIFFERS: tuple[tuple[str, Callable[[bytes], bool]], ...] = (
@@ -93,7 +93,9 @@ def _message(message: str, path: str, line: int | None) -> str:
 
 
 def to_report(name: str, result: GraphResult) -> FileReport:
-    report = FileReport(name, result.format)
+    """One unit per op node (structure aside), checked or not: a node nobody checked is a unit of verdict
+    not_checked, so every face counts it and none counts it valid."""
+    report = FileReport(name, result.format, read=True)
     for finding in result.diagnostics:
         line, column = result.position(finding.path) or (None, None)
         report.findings.append(
@@ -109,12 +111,18 @@ def to_report(name: str, result: GraphResult) -> FileReport:
         )
         report.rules.setdefault(finding.rule, _rule(finding.rule, finding.spec))
     for index, node in enumerate(result.nodes):
-        if node.checked_as is None and not node.diagnostics:
-            continue  # passed through: counted in the summary, nothing to report
-        verdict = "valid" if node.valid else "invalid"
-        unit = Unit(index, node.path, node.checked_as, verdict, line=node.line, column=node.column)
+        if node.structural:
+            continue  # a graph input, output or constant: not an op
+        if node.checked_by is None:
+            verdict: UnitVerdict = "not_checked"
+        else:
+            verdict = "valid" if node.valid else "invalid"
+        unit = Unit(
+            index, node.path, node.checked_as or node.kind, verdict, line=node.line, column=node.column,
+            checked_by=node.checked_by,
+        )  # fmt: skip
         unit.outputs = [{"dtype": o.dtype, "shape": o.shape} for o in node.outputs]
-        unit.detail = {"id": node.id, "name": node.name, "native_kind": node.kind}
+        unit.detail = {"id": node.id, "name": node.name, "native_kind": node.kind, "typed_by": node.typed_by}
         for d in node.diagnostics:
             line, column = result.position(d.path) or (node.line, node.column)
             message = _message(d.message, d.path, line)
@@ -122,6 +130,25 @@ def to_report(name: str, result: GraphResult) -> FileReport:
             report.rules.setdefault(d.rule, _rule(d.rule, d.spec))
         report.units.append(unit)
     return report
+
+
+def weights_beside(path: str | Path, size: int, settings: Settings) -> bytes | None:
+    """An IR's weights: the .bin beside its .xml, if there is one (both within max_graph_bytes)."""
+    beside = Path(path).with_suffix(".bin")
+    if not beside.is_file():
+        return None
+    refuse_oversize(size + beside.stat().st_size, settings)
+    return beside.read_bytes()
+
+
+def check_file(path: str | Path, settings: Settings, format: str | None = None) -> GraphResult:
+    """A graph file from disk, as `opspec check` reads it: an IR with the .bin beside it."""
+    path = Path(path)
+    refuse_oversize(path.stat().st_size, settings)
+    data = path.read_bytes()
+    format = format or detect(data)
+    weights = weights_beside(path, len(data), settings) if format == "openvino" else None
+    return check(data, settings, format, weights)
 
 
 def _read(format: str) -> Callable[[Source], FileReport]:
@@ -132,10 +159,7 @@ def _read(format: str) -> Callable[[Source], FileReport]:
         try:
             weights = None
             if format == "openvino" and source.path is not None:
-                beside = Path(source.path).with_suffix(".bin")
-                if beside.is_file():
-                    refuse_oversize(len(source.data) + beside.stat().st_size, settings)
-                    weights = beside.read_bytes()
+                weights = weights_beside(source.path, len(source.data), settings)
             return to_report(source.name, check(source.data, settings, format, weights))
         except (Malformed, LimitExceeded) as exc:
             where = (exc.line, exc.column) if isinstance(exc, Malformed) else (None, None)

@@ -1,7 +1,11 @@
 """ONNX models, read with the `onnx` package's own protobuf classes.
 
 Initializers and Constant nodes give values; graph inputs, value_info and graph outputs give declared
-types; a `dim_param` stays a symbol. Max is opspec's Max. ONNX's ReduceMax is not oneDNN's (absent or
+types; a `dim_param` stays a symbol. ONNX's own shape inference (strict, with data propagation) types
+every value first, so a node is checked whatever precedes it, and its errors are said at their node.
+Subgraphs (If, Loop, Scan bodies) are read in their own scope, just before the node that holds them.
+Ops that are exactly a oneDNN op are checked as it (app/formats/translations.py, docs/translations.md).
+Max is opspec's Max. ONNX's ReduceMax is not oneDNN's (absent or
 empty axes reduce every axis unless noop_with_empty_axes; keepdims defaults to 1; before opset 18 the
 axes are an attribute), so each node is translated into the ReduceMax descriptor that computes the
 same thing, and an info diagnostic says how; where none does, the node is not checked and the answer
@@ -13,6 +17,7 @@ not checked. External data is refused: a model's bytes are all that is read. Pat
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -22,8 +27,10 @@ from onnx import numpy_helper
 
 from app.core.config import Settings
 from app.core.dtypes import DTYPES, canonical_dtype
+from app.core.numbers import clip
 from app.core.payload import LimitExceeded
 from app.core.shapes import SYMBOL, Shape
+from app.formats import translations
 from app.formats.errors import Malformed, shown
 from app.formats.graph import (
     SMALL_CONSTANT,
@@ -37,11 +44,11 @@ from app.formats.graph import (
     wire_tensor,
     with_declared_outputs,
 )
+from app.formats.translations import ONNX_REDUCTIONS
 from app.ops import REGISTRY
 
 FORMAT = "onnx"
 DEFAULT_DOMAINS = ("", "ai.onnx")
-REDUCE_MAX_DTYPES = REGISTRY["ReduceMax"].inputs[0].dtypes
 MAX_SIGNATURE = ("Max",)
 
 
@@ -54,14 +61,159 @@ def parse(data: bytes, settings: Settings) -> Graph:
     if model.ir_version <= 0 or not model.HasField("graph"):
         raise Malformed("not an ONNX model: no ir_version or no graph")
     graph = model.graph
-    if len(graph.node) > settings.max_graph_nodes:
+    count = _count(graph, settings, 0)
+    if count > settings.max_graph_nodes:
         raise LimitExceeded(
             "graph.node",
             "max_graph_nodes",
-            f"the graph has {len(graph.node):,} nodes, above the limit of {settings.max_graph_nodes:,} (max_graph_nodes)",
+            f"the graph has {count:,} nodes (subgraphs included), above the limit of "
+            f"{settings.max_graph_nodes:,} (max_graph_nodes)",
         )
     opset = next((o.version for o in model.opset_import if o.domain in DEFAULT_DOMAINS), 0)
-    return _Reader(graph, opset, settings).graph()
+    inferred, errors, failed = infer(model)
+    reader = _Reader(graph, opset, settings, inferred, errors)
+    result = reader.graph()
+    if failed:
+        result.diagnostics.append(diagnostic("onnx.shape_inference", "graph", failed, "warning"))
+    return result
+
+
+def _subgraphs(node: onnx.NodeProto) -> list[tuple[str, onnx.GraphProto]]:
+    """The bodies a node holds (If's then_branch and else_branch, Loop's and Scan's body), by attribute."""
+    found = []
+    for attr in node.attribute:
+        if attr.type == onnx.AttributeProto.GRAPH:
+            found.append((_text(attr.name), attr.g))
+        elif attr.type == onnx.AttributeProto.GRAPHS:
+            found.extend((f"{_text(attr.name)}[{k}]", g) for k, g in enumerate(attr.graphs))
+    return found
+
+
+def _count(graph: onnx.GraphProto, settings: Settings, depth: int) -> int:
+    """Nodes in the graph and every subgraph in it, within max_graph_depth levels of nesting."""
+    if depth > settings.max_graph_depth:
+        raise LimitExceeded(
+            "graph.node", "max_graph_depth",
+            f"subgraphs nest deeper than {settings.max_graph_depth} levels (max_graph_depth)",
+        )  # fmt: skip
+    count = len(graph.node)
+    for node in graph.node:
+        if node.op_type in SUBGRAPH_OPS:
+            for _, body in _subgraphs(node):
+                count += _count(body, settings, depth + 1)
+    return count
+
+
+SUBGRAPH_OPS = frozenset({"If", "Loop", "Scan"})  # the ops of the default domain that hold graphs
+# Initializers above this many elements go to ONNX's inference as typed graph inputs, not as data: no
+# shape rule needs a weight's values, and the model is not copied with its weights.
+INFER_DATA_ELEMENTS = 1 << 16
+TEMPORARY_NAME = "opspec\x1f"  # the names inference is given for the nodes, so its errors name them
+
+
+def infer(model: onnx.ModelProto) -> tuple[dict[str, onnx.ValueInfoProto], dict[str, list[str]], str]:
+    """ONNX's own shape inference (strict, with data propagation) on a copy of the model without its
+    large weights: the value types it infers (by the reader's scoped value names), its errors by node id,
+    and why it could not run at all ('' when it ran)."""
+    probe = onnx.ModelProto()
+    probe.ir_version = model.ir_version
+    probe.opset_import.extend(model.opset_import)
+    probe.functions.extend(model.functions)
+    graph = probe.graph
+    source = model.graph
+    graph.node.extend(source.node)
+    graph.input.extend(source.input)
+    graph.output.extend(source.output)
+    graph.value_info.extend(source.value_info)
+    inputs = {info.name for info in source.input}
+    for init in source.initializer:
+        if math.prod(init.dims) <= INFER_DATA_ELEMENTS and init.data_location != onnx.TensorProto.EXTERNAL:
+            graph.initializer.append(init)
+        elif init.name not in inputs:
+            graph.input.append(onnx.helper.make_tensor_value_info(init.name, init.data_type, list(init.dims)))
+    errors: dict[str, list[str]] = {}
+    try:
+        out = onnx.shape_inference.infer_shapes(probe, check_type=True, strict_mode=True, data_prop=True)
+    except onnx.shape_inference.InferenceError:
+        # Again with each node named by its id, so that each error names the node it is about.
+        _name_nodes(graph, "")
+        try:
+            onnx.shape_inference.infer_shapes(probe, check_type=True, strict_mode=True, data_prop=True)
+            text = ""
+        except onnx.shape_inference.InferenceError as exc:
+            text = str(exc)
+        for line in text.splitlines():
+            matches = list(_ERROR.finditer(line))
+            if not matches:
+                continue
+            found = matches[-1]  # an error inside a subgraph names the outer node, then the inner one
+            name, message = found.group(2), found.group(3).strip()
+            if "expected to have type but instead is null" in message:
+                continue  # the echo of an error upstream (or of an input nothing typed)
+            errors.setdefault(name.removeprefix(TEMPORARY_NAME), []).append(message)
+        try:
+            out = onnx.shape_inference.infer_shapes(
+                probe, check_type=False, strict_mode=False, data_prop=True
+            )
+        except Exception as again:
+            return {}, errors, f"ONNX shape inference could not run: {clip(str(again), 300)}"
+    except Exception as exc:
+        return {}, errors, f"ONNX shape inference could not run: {clip(str(exc), 300)}"
+    found_types: dict[str, onnx.ValueInfoProto] = {}
+    _collect(out.graph, "", found_types, {})
+    return found_types, errors, ""
+
+
+def _value_prefix(ids: str) -> str:
+    """The prefix of a subgraph's own value names, from its node-id prefix: `3.then_branch.` -> `3.then_branch/`."""
+    return ids[:-1] + "/" if ids else ""
+
+
+_ERROR = re.compile(r"\(op_type:([^,]*), node name: ([^)]*)\): ((?:(?!\(op_type:).)*)")
+
+
+def _name_nodes(graph: onnx.GraphProto, prefix: str) -> None:
+    """Each node named by its id (its index, and inside a subgraph the outer node's id and attribute)."""
+    for index, node in enumerate(graph.node):
+        node.name = f"{TEMPORARY_NAME}{prefix}{index}"
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.GRAPH:
+                _name_nodes(attr.g, f"{prefix}{index}.{attr.name}.")
+            elif attr.type == onnx.AttributeProto.GRAPHS:
+                for k, g in enumerate(attr.graphs):
+                    _name_nodes(g, f"{prefix}{index}.{attr.name}[{k}].")
+
+
+def _collect(
+    graph: onnx.GraphProto, ids: str, out: dict[str, onnx.ValueInfoProto], outer: dict[str, str]
+) -> None:
+    """The value types of a graph and its subgraphs, keyed by the scoped names the reader gives values."""
+    scope = _scope(graph, _value_prefix(ids), outer)
+    for group in (graph.input, graph.value_info, graph.output):
+        for info in group:
+            out.setdefault(scope.get(info.name, info.name), info)
+    for index, node in enumerate(graph.node):
+        if node.op_type in SUBGRAPH_OPS:
+            for attr, body in _subgraphs(node):
+                _collect(body, f"{ids}{index}.{attr}.", out, scope)
+
+
+def _scope(graph: onnx.GraphProto, prefix: str, outer: dict[str, str]) -> dict[str, str]:
+    """Value name -> scoped name, as seen inside `graph`: its own values (inputs, initializers, node
+    outputs) under `prefix`, the outer graphs' values as they are named there. The top graph's names
+    stay as they are."""
+    if not prefix:
+        return {}
+    scope = dict(outer)
+    for info in graph.input:
+        scope[info.name] = prefix + info.name
+    for init in graph.initializer:
+        scope[init.name] = prefix + init.name
+    for node in graph.node:
+        for name in node.output:
+            if name:
+                scope[name] = prefix + name
+    return scope
 
 
 def _text(value: str | bytes) -> str:
@@ -98,12 +250,25 @@ def _dtype(elem_type: int) -> str | None:
 
 
 class _Reader:
-    def __init__(self, graph: onnx.GraphProto, opset: int, settings: Settings):
+    def __init__(
+        self,
+        graph: onnx.GraphProto,
+        opset: int,
+        settings: Settings,
+        inferred: dict[str, onnx.ValueInfoProto] | None = None,
+        errors: dict[str, list[str]] | None = None,
+    ):
         self.g = graph
         self.opset = opset
         self.settings = settings
         self.problems: list = []
         self.reduce_max: dict[Any, Translate] = {}  # by signature: opset and attributes
+        self.inferred = inferred or {}
+        self.errors = errors or {}
+        self.engine_types: dict[bytes, Value] = {}
+        self.nodes: list[Node] = []
+        self.inputs: dict[str, Value] = {}
+        self.declared: dict[str, Value] = {}
 
     def value(self, info: onnx.ValueInfoProto, where: str) -> Value:
         kind = info.type.WhichOneof("value")
@@ -119,9 +284,14 @@ class _Reader:
         for axis, dim in enumerate(dims):
             which = dim.WhichOneof("value")
             if which == "dim_value":
-                if dim.dim_value < 0:
+                if dim.dim_value < 0:  # onnx.checker accepts it and onnxruntime reads it as unknown
                     self.problems.append(
-                        diagnostic("graph.dim", f"{where}.shape[{axis}]", f"dim {dim.dim_value} is negative")
+                        diagnostic(
+                            "graph.unknown_dim",
+                            f"{where}.shape[{axis}]",
+                            f"dim_value {dim.dim_value} is negative: taken as an unknown dim, as onnxruntime "
+                            "reads it (write it as a dim_param, or leave it unset)",
+                        )
                     )
                     shape.append(None)
                 else:
@@ -147,30 +317,74 @@ class _Reader:
         return value
 
     def graph(self) -> Graph:
-        g = self.g
-        declared: dict[str, Value] = {}
+        self.read(self.g, "", "", {})
+        for name in list(self.errors):  # an error inference named no node of ours for: said on the graph
+            for message in self.errors.pop(name):
+                self.problems.append(
+                    diagnostic("onnx.shape_inference", "graph", f"node {shown(name)}: {message}")
+                )
+        return Graph(FORMAT, "onnxruntime", self.nodes, self.inputs, self.problems, engine="onnx")
+
+    def read(self, g: onnx.GraphProto, ids: str, where: str, outer: dict[str, str]) -> None:
+        """A graph's declared types, initializers and nodes; a node's subgraphs come just before it (they
+        read values made before it), their values named in their own scope (`3.then_branch/x`)."""
+        scope = _scope(g, _value_prefix(ids), outer)
+        declared = self.declared
         seen: dict[bytes, Value] = {}  # a model declares the same few types thousands of times over
-        for group, where in (
-            (g.input, "graph.input"),
-            (g.value_info, "graph.value_info"),
-            (g.output, "graph.output"),
+        for group, place in (
+            (g.input, f"{where}graph.input"),
+            (g.value_info, f"{where}graph.value_info"),
+            (g.output, f"{where}graph.output"),
         ):
             for index, info in enumerate(group):
                 key = info.type.SerializeToString()
                 value = seen.get(key)
                 if value is None:
                     before = len(self.problems)
-                    value = self.value(info, f"{where}[{index}]")
+                    value = self.value(info, f"{place}[{index}]")
                     if len(self.problems) == before:  # a type with a finding is read again, so each is named
                         seen[key] = value
-                declared[_text(info.name)] = value
-        inputs = {_text(info.name): declared[_text(info.name)] for info in g.input}
+                name = _text(info.name)
+                declared[scope.get(name, name)] = value
+        for info in g.input:
+            name = _text(info.name)
+            self.inputs[scope.get(name, name)] = declared[scope.get(name, name)]
         for index, init in enumerate(g.initializer):
-            inputs[_text(init.name)] = self.tensor(init, f"graph.initializer[{index}]")
-        nodes = [self.node(index, node, declared) for index, node in enumerate(g.node)]
-        return Graph(FORMAT, "onnxruntime", nodes, inputs, self.problems)
+            name = _text(init.name)
+            self.inputs[scope.get(name, name)] = self.tensor(init, f"{where}graph.initializer[{index}]")
+        nodes = self.nodes
+        node = self.node
+        for index, proto in enumerate(g.node):
+            path = ""  # node() names it, but for a node that holds subgraphs, named here for theirs
+            if proto.op_type in SUBGRAPH_OPS:
+                path = f"{where}node[{_text(proto.name) or f'#{index}'}]"
+                for attr, body in _subgraphs(proto):
+                    self.read(body, f"{ids}{index}.{attr}.", f"{path}.attribute.{attr}.", scope)
+            elif where:
+                path = f"{where}node[{_text(proto.name) or f'#{index}'}]"
+            nodes.append(node(index, proto, declared, ids, path, scope))
 
-    def node(self, index: int, proto: onnx.NodeProto, declared: dict[str, Value]) -> Node:
+    def engine(self, name: str) -> Value | None:
+        info = self.inferred.get(name)
+        if info is None:
+            return None
+        key = info.type.SerializeToString()
+        value = self.engine_types.get(key)
+        if value is None:
+            sink, self.problems = self.problems, []  # its odd dims are said where the file writes them
+            value = self.engine_types[key] = self.value(info, "")
+            self.problems = sink
+        return value
+
+    def node(
+        self,
+        index: int,
+        proto: onnx.NodeProto,
+        declared: dict[str, Value],
+        ids: str = "",
+        path: str = "",
+        scope: dict[str, str] | None = None,
+    ) -> Node:
         name, op_type, domain = proto.name, proto.op_type, proto.domain
         in_names, out_names = proto.input[:], proto.output[:]  # lists, made in C
         try:  # one test for every name of the node, in the usual all-ASCII case
@@ -180,41 +394,68 @@ class _Reader:
         if not plain:
             name, op_type = _text(name), _text(op_type)
             in_names, out_names = [_text(n) for n in in_names], [_text(n) for n in out_names]
-        path = f"node[{name or f'#{index}'}]"
+        path = path or f"node[{name or f'#{index}'}]"
         standard = domain in DEFAULT_DOMAINS
         outputs = (
             out_names if all(out_names) else [n or f"{path}.output[{k}]" for k, n in enumerate(out_names)]
         )
+        if scope:  # inside a subgraph: its own values by their scoped names, the outer ones as named there
+            in_names = [scope.get(n, n) if n else n for n in in_names]
+            outputs = [scope.get(n, n) for n in outputs]
+        node_id = f"{ids}{index}"
         node = Node(
-            str(index),
+            node_id,
             name,
             op_type if standard else f"{_text(domain)}.{op_type}",
             path,
             in_names if all(in_names) else [n or None for n in in_names],
             outputs,
             [],  # declared_inputs: in ONNX, only what flows
-            list(map(declared.get, out_names)),  # declared_outputs
+            list(map(declared.get, outputs)),  # declared_outputs
             input_paths="{path}.input[{index}]",
         )
+        if self.inferred:
+            # An output the file declares whole is ONNX's inferred type too (strict inference refuses a
+            # declared type it infers otherwise), and opspec checks it against the declared one already.
+            engine = self.engine
+            node.engine_outputs = [
+                None
+                if v is not None and v.dtype is not None and v.shape is not None and None not in v.shape
+                else engine(n)
+                for n, v in zip(outputs, node.declared_outputs, strict=True)
+            ]
+        found = self.errors.pop(node_id, None) if self.errors else None
+        if found:
+            node.engine_findings = [
+                diagnostic("onnx.shape_inference", path, f"ONNX shape inference: {message}")
+                for message in found
+            ]
         if not standard:
             return node
         if op_type == "Max":
             node.translate = _max
             node.signature = MAX_SIGNATURE
-        elif op_type == "ReduceMax":
+        elif op_type in ONNX_REDUCTIONS and op_type in REGISTRY:
             # A model repeats a few attribute sets: one translation function for each, read once.
-            node.signature = (
-                "ReduceMax",
-                self.opset,
-                tuple([a.SerializeToString() for a in proto.attribute]),
-            )
+            node.signature = (op_type, self.opset, tuple([a.SerializeToString() for a in proto.attribute]))
             node.translate = self.reduce_max.get(node.signature)
             if node.translate is None:
                 attrs = {a.name: a for a in proto.attribute}
-                node.translate = self.reduce_max[node.signature] = _reduce_max(self.opset, attrs)
+                node.translate = self.reduce_max[node.signature] = _reduce(op_type, self.opset, attrs)
         elif op_type == "Constant":
             node.structural = True
             node.constant = self.constant({a.name: a for a in proto.attribute}, path)
+        elif (row := translations.lookup(FORMAT, op_type, self.opset)) is not None:
+            node.signature = (op_type, self.opset, tuple([a.SerializeToString() for a in proto.attribute]))
+            node.translate = self.reduce_max.get(node.signature)
+            if node.translate is None:
+                native = {a.name: onnx.helper.get_attribute_value(a) for a in proto.attribute}
+                node.translate = self.reduce_max[node.signature] = translations.translator(
+                    row, native, self.opset, f"ONNX (opset {self.opset})", _input_path, _attr_path
+                )
+        elif (FORMAT, op_type) in translations.NOT_THE_SAME:
+            node.signature = (op_type,)
+            node.translate = _not_the_same(translations.NOT_THE_SAME[FORMAT, op_type])
         return node
 
     def constant(self, attrs: dict[str, onnx.AttributeProto], path: str) -> Value:
@@ -251,6 +492,21 @@ def _paths(node: Node, count: int) -> dict[str, str]:
     return paths
 
 
+def _input_path(node: Node, index: int) -> str:
+    return f"{node.path}.input[{index}]"
+
+
+def _attr_path(node: Node, name: str) -> str:
+    return f"{node.path}.attribute.{name}"
+
+
+def _not_the_same(why: str) -> Translate:
+    def translate(node: Node, inputs: list[Value | None]) -> Translation:
+        return Translation(None, why=why)
+
+    return translate
+
+
 def _max(node: Node, inputs: list[Value | None]) -> Translation:
     values = [v or Value(None, None) for v in inputs]
     descriptor = {"kind": "Max", "inputs": [wire_tensor(v) for v in values]}
@@ -261,9 +517,12 @@ def _ints(attr: onnx.AttributeProto | None, default: int) -> int:
     return default if attr is None else int(attr.i)
 
 
-def _reduce_max(opset: int, attrs: dict[str, onnx.AttributeProto]):
+def _reduce(kind: str, opset: int, attrs: dict[str, onnx.AttributeProto]):
+    """ONNX's ReduceMax (ReduceSum, ReduceMin...) as the oneDNN reduction that computes the same thing."""
     keepdims = _ints(attrs.get("keepdims"), 1)
     noop = _ints(attrs.get("noop_with_empty_axes"), 0)
+    since = ONNX_REDUCTIONS[kind]  # the opset from which the axes are an input
+    dtypes = REGISTRY[kind].inputs[0].dtypes
 
     def translate(node: Node, inputs: list[Value | None]) -> Translation:
         src = inputs[0] if inputs else None
@@ -272,17 +531,17 @@ def _reduce_max(opset: int, attrs: dict[str, onnx.AttributeProto]):
         def paths() -> dict[str, str]:
             return _paths(node, len(inputs)) | extra
 
-        head = f"ONNX ReduceMax (opset {opset}, keepdims={keepdims}"
-        head += f", noop_with_empty_axes={noop})" if opset >= 18 else ")"
-        if src is not None and src.dtype in DTYPES and src.dtype not in REDUCE_MAX_DTYPES:
+        head = f"ONNX {kind} (opset {opset}, keepdims={keepdims}"
+        head += f", noop_with_empty_axes={noop})" if opset >= since else ")"
+        if src is not None and src.dtype in DTYPES and src.dtype not in dtypes:
             return Translation(
                 None,
-                why=f"{head} on {src.dtype}: opspec's ReduceMax is oneDNN Graph's, defined for "
-                f"{', '.join(sorted(REDUCE_MAX_DTYPES))} only, so no descriptor computes the same thing",
+                why=f"{head} on {src.dtype}: opspec's {kind} is oneDNN Graph's, defined for "
+                f"{', '.join(sorted(dtypes))} only, so no descriptor computes the same thing",
             )
         axes: list[int] | None = None
         axes_input: Value | None = None
-        if "axes" in attrs:  # before opset 18; accepted after too, as onnx.reference does
+        if "axes" in attrs:  # before the axes became an input; accepted after too, as onnx.reference does
             axes = [int(a) for a in attrs["axes"].ints]
             extra["attrs.axes"] = f"{node.path}.attribute.axes"
             source = "the axes attribute"
@@ -303,11 +562,11 @@ def _reduce_max(opset: int, attrs: dict[str, onnx.AttributeProto]):
             shape = (1,) if axes_input.shape == () else axes_input.shape
             values.append(wire_tensor(Value(axes_input.dtype, shape), "s32"))
             note = (
-                f"{head} with {source} (values unknown) is checked as ReduceMax with opspec's 1-D s32 axes input, "
+                f"{head} with {source} (values unknown) is checked as {kind} with opspec's 1-D s32 axes input, "
                 f"keep_dims={keep}; not exact: should the axes be empty at run time, ONNX "
                 + ("returns the input" if noop else "reduces every axis")
             )
-            descriptor = {"kind": "ReduceMax", "attrs": {"keep_dims": keep}, "inputs": values}
+            descriptor = {"kind": kind, "attrs": {"keep_dims": keep}, "inputs": values}
             return Translation(with_declared_outputs(node, descriptor), paths, [note])
         assert axes is not None
         if not axes and not noop:
@@ -315,7 +574,7 @@ def _reduce_max(opset: int, attrs: dict[str, onnx.AttributeProto]):
                 return Translation(
                     None,
                     why=f"{head} with {source} reduces every axis, but the input's rank is unknown, so no "
-                    "ReduceMax descriptor with a fixed axes list computes the same thing",
+                    f"{kind} descriptor with a fixed axes list computes the same thing",
                 )
             axes = list(range(rank))
             what = f"{source}: every axis, axes={axes}"
@@ -323,8 +582,8 @@ def _reduce_max(opset: int, attrs: dict[str, onnx.AttributeProto]):
             what = f"{source} and noop_with_empty_axes=1: the identity, axes=[]"
         else:
             what = f"{source} {axes}"
-        note = f"{head} with {what} is checked as ReduceMax with axes={axes}, keep_dims={keep}"
-        descriptor = {"kind": "ReduceMax", "attrs": {"axes": axes, "keep_dims": keep}, "inputs": values}
+        note = f"{head} with {what} is checked as {kind} with axes={axes}, keep_dims={keep}"
+        descriptor = {"kind": kind, "attrs": {"axes": axes, "keep_dims": keep}, "inputs": values}
         return Translation(with_declared_outputs(node, descriptor), paths, [note])
 
     return translate

@@ -25,7 +25,9 @@ import numpy as np
 
 from app.core.config import Settings
 from app.core.dtypes import DTYPES
+from app.core.numbers import clip
 from app.core.payload import LimitExceeded
+from app.formats import translations
 from app.formats.errors import Malformed, shown
 from app.formats.graph import (
     SMALL_CONSTANT,
@@ -118,7 +120,78 @@ def parse_xml(data: bytes, settings: Settings) -> Element:
 
 
 def parse(data: bytes, settings: Settings, weights: bytes | None = None) -> Graph:
-    return _Reader(parse_xml(data, settings), weights, settings).graph()
+    graph = _Reader(parse_xml(data, settings), weights, settings).graph()
+    if weights is not None or not any(node.kind == "Const" for node in graph.nodes):
+        _engine(graph, data, weights or b"")
+    return graph
+
+
+def _engine(graph: Graph, data: bytes, weights: bytes) -> None:
+    """With OpenVINO installed, the IR read by OpenVINO itself: every layer's outputs as its own
+    validate_and_infer_types gives them (engine_outputs), and a declared output dim that disagrees is
+    an error at that dim. Without OpenVINO, the declared dims flow as the file writes them."""
+    try:
+        import openvino as ov
+    except ImportError:
+        return
+    try:
+        model = ov.Core().read_model(model=data, weights=ov.Tensor(np.frombuffer(weights or b"\0", np.uint8)))
+    except Exception as exc:  # OpenVINO refuses the IR: said on the graph, the declared types still flow
+        graph.diagnostics.append(
+            diagnostic(
+                "openvino.inference",
+                "net",
+                f"OpenVINO does not read this IR: {clip(str(exc), 400)}",
+                "warning",
+            )
+        )
+        return
+    graph.engine = "openvino"
+    by_name: dict[str, list[Node]] = {}
+    for node in graph.nodes:
+        by_name.setdefault(node.name, []).append(node)
+    for op in model.get_ordered_ops():
+        found = by_name.get(op.get_friendly_name())
+        if not found or len(found) != 1:
+            continue  # a name the IR writes twice: which layer it is cannot be told
+        node = found[0]
+        if node.structural:
+            continue
+        outputs = [_ov_value(output) for output in op.outputs()]
+        node.engine_outputs = outputs
+        findings = []
+        for index, (declared, theirs) in enumerate(zip(node.declared_outputs, outputs, strict=False)):
+            if declared is None or declared.shape is None or theirs.shape is None:
+                continue
+            port = node.outputs[index].split(":")[1] if ":" in node.outputs[index] else str(index)
+            if len(declared.shape) != len(theirs.shape):
+                findings.append(
+                    diagnostic("openvino.inference", f"{node.path}.output.port[{port}]",
+                               f"output port {port} declares rank {len(declared.shape)}, but OpenVINO infers "
+                               f"{_dims(theirs.shape)}")
+                )  # fmt: skip
+                continue
+            for axis, (mine, other) in enumerate(zip(declared.shape, theirs.shape, strict=True)):
+                if isinstance(mine, int) and isinstance(other, int) and mine != other:
+                    findings.append(
+                        diagnostic("openvino.inference", f"{node.path}.output.port[{port}].dim[{axis}]",
+                                   f"output port {port} declares {mine} in dim {axis}, but OpenVINO infers "
+                                   f"{other} ({_dims(theirs.shape)})")
+                    )  # fmt: skip
+        if findings:
+            node.engine_findings = findings
+
+
+def _ov_value(output: Any) -> Value:
+    dtype = file_dtype(output.get_element_type().get_type_name())
+    shape = output.get_partial_shape()
+    if shape.rank.is_dynamic:
+        return Value(dtype, None)
+    return Value(dtype, tuple(d.get_length() if d.is_static else None for d in shape))
+
+
+def _dims(shape: tuple) -> str:
+    return "[" + ", ".join("?" if d is None else str(d) for d in shape) + "]"
 
 
 def _malformed(message: str, element: Element, path: str = "") -> Malformed:
@@ -162,6 +235,19 @@ class _Reader:
         edges = root.child("edges")
         for index, edge in enumerate(edges.all("edge") if edges is not None else []):
             self.edge(index, edge, by_id, ports)
+        self.mark("net", root)
+        consts = [node for node in nodes if node.kind == "Const"]
+        if self.weights is None and consts:
+            self.problems.insert(
+                0,
+                diagnostic(
+                    "graph.weights",
+                    "net",
+                    f"no weights (.bin) came with this IR: the values of its {len(consts):,} Const layers are "
+                    "unknown, so shapes that need them (axes, a Reshape's shape) are unknown; give the .bin "
+                    "beside the .xml, or send it as the multipart part `weights`",
+                ),
+            )
         return Graph(FORMAT, "openvino", nodes, {}, self.problems, self.positions)
 
     def edge(
@@ -230,6 +316,12 @@ class _Reader:
             node.translate = _translate(opspec_kind, attrs, in_ports, out_ports, version in versions, version)
             ports = tuple(p.attrs.get("id") for p in in_ports), tuple(p.attrs.get("id") for p in out_ports)
             node.signature = (kind, version, tuple(sorted(attrs.items())), ports)
+        elif (row := translations.lookup(FORMAT, kind, version=version)) is not None:
+            node.translate = translations.translator(
+                row, attrs, 0, f"OpenVINO ({version})", _input_path, _attr_path
+            )
+            ports = tuple(p.attrs.get("id") for p in in_ports), tuple(p.attrs.get("id") for p in out_ports)
+            node.signature = (kind, version, tuple(sorted(attrs.items())), ports)
         return node, {p.attrs.get("id", ""): k for k, p in enumerate(in_ports)}
 
     def port(self, port: Element, side: str) -> Value:
@@ -293,6 +385,15 @@ class _Reader:
         raw = np.frombuffer(self.weights, DTYPES[dtype].numpy.newbyteorder("<"), count, offset)
         value.data = raw.astype(DTYPES[dtype].numpy).reshape(out.shape)
         return value
+
+
+def _input_path(node: Node, index: int) -> str:
+    paths = node.input_paths
+    return paths[index] if isinstance(paths, list) and index < len(paths) else node.path
+
+
+def _attr_path(node: Node, name: str) -> str:
+    return f"{node.path}.data.{name}"
 
 
 def _intervals(shape: str, name: str) -> str:

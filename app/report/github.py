@@ -23,6 +23,16 @@ def escape_property(text: str) -> str:
 
 
 def write(report: RunReport, out: TextIO) -> None:
+    for file in report.files:  # a notice per graph file whose nodes were not all checked
+        coverage = file.coverage() if file.read else None
+        if coverage and coverage["not_checked"]:
+            kinds = ", ".join(f"{kind} {count}" for kind, count in coverage["not_checked_kinds"].items())
+            joined = ",".join(
+                f"{key}={escape_property(value)}"
+                for key, value in (("file", relative(file.path)), ("title", "opspec.coverage"))
+            )
+            message = f"{coverage['not_checked']} of {len(file.units)} nodes not checked ({kinds})"
+            out.write(f"::notice {joined}::{escape_data(message)}\n")
     for file, _, finding in report.findings():
         properties = [("file", relative(file.path))]
         if finding.line is not None:

@@ -32,19 +32,25 @@ def unit_dict(unit: Unit) -> dict[str, Any]:
         "outputs": unit.outputs,
         "findings": [finding_dict(f) for f in unit.findings],
     }
+    if unit.checked_by != "opspec":  # a graph node checked by another engine's inference, or by nobody
+        entry["checked_by"] = unit.checked_by
     if unit.detail:
         entry["detail"] = unit.detail
     return entry
 
 
 def file_dict(file: FileReport) -> dict[str, Any]:
-    return {
+    entry: dict[str, Any] = {
         "path": file.path,
         "format": file.format or None,
         "readable": not file.unreadable,
-        "findings": [finding_dict(f) for f in file.findings],
-        "units": [unit_dict(u) for u in file.units],
     }
+    if file.read:  # a graph: one verdict for the file, and how its nodes were checked
+        entry["valid"] = not file.invalid
+        entry["coverage"] = file.coverage()
+    entry["findings"] = [finding_dict(f) for f in file.findings]
+    entry["units"] = [unit_dict(u) for u in file.units]
+    return entry
 
 
 def document(report: RunReport) -> dict[str, Any]:

@@ -12,7 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 Severity = Literal["error", "warning", "info"]  # info: a note that never fails a run (a translation note)
-UnitVerdict = Literal["valid", "invalid", "malformed"]
+# not_checked: a graph node nobody checked (a kind neither opspec nor an engine checks): never counted
+# valid or invalid, and with --require-checked it fails the run.
+UnitVerdict = Literal["valid", "invalid", "malformed", "not_checked"]
 
 EXIT_VALID, EXIT_INVALID, EXIT_MALFORMED = 0, 1, 2
 
@@ -50,6 +52,8 @@ class Unit:
     line: int | None = None
     column: int | None = None
     detail: dict[str, Any] = field(default_factory=dict)  # what a run adds (verify: the comparison)
+    # who checked it: "opspec" (its rules), an engine's own inference ("onnx", "openvino"), None: nobody
+    checked_by: str | None = "opspec"
 
 
 @dataclass(slots=True)
@@ -59,11 +63,41 @@ class FileReport:
     units: list[Unit] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)  # about the file itself: unreadable, bad JSON
     rules: dict[str, RuleInfo] = field(default_factory=dict)  # every rule its findings cite
+    # A graph file that was read and walked: its own error findings (a bad dim, a dangling edge) make it
+    # invalid, as the HTTP route answers it, not unreadable.
+    read: bool = False
 
     @property
     def unreadable(self) -> bool:
         """The file as a whole could not be checked (its own findings hold an error)."""
-        return any(f.severity == "error" for f in self.findings)
+        return not self.read and any(f.severity == "error" for f in self.findings)
+
+    @property
+    def invalid(self) -> bool:
+        """Read, but broken as a whole (its own findings hold an error), or some unit is invalid."""
+        if self.read and any(f.severity == "error" for f in self.findings):
+            return True
+        return any(unit.verdict == "invalid" for unit in self.units)
+
+    def coverage(self) -> dict[str, Any]:
+        """How its units were checked: by opspec's rules, by an engine, not at all (by kind)."""
+        checked = 0
+        engines: dict[str, int] = {}
+        kinds: dict[str, int] = {}
+        for unit in self.units:
+            if unit.verdict == "not_checked":
+                kind = unit.kind or "?"
+                kinds[kind] = kinds.get(kind, 0) + 1
+            elif unit.checked_by == "opspec":
+                checked += 1
+            elif unit.checked_by is not None:
+                engines[unit.checked_by] = engines.get(unit.checked_by, 0) + 1
+        return {
+            "checked": checked,
+            "by_engine": dict(sorted(engines.items())),
+            "not_checked": sum(kinds.values()),
+            "not_checked_kinds": dict(sorted(kinds.items())),
+        }
 
     def all_findings(self) -> Iterator[tuple[Unit | None, Finding]]:
         for finding in self.findings:
@@ -84,8 +118,15 @@ class Summary:
     errors: int
     warnings: int
     infos: int
+    # Coverage: units checked by opspec's rules, by another engine (by engine), and not checked (by kind);
+    # files read whole but broken as a whole (a graph's bad dim or dangling edge).
+    checked: int = 0
+    by_engine: dict[str, int] = field(default_factory=dict)
+    not_checked: int = 0
+    not_checked_kinds: dict[str, int] = field(default_factory=dict)
+    invalid_files: int = 0
 
-    def as_dict(self) -> dict[str, int]:
+    def as_dict(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in self.__slots__}
 
 
@@ -98,6 +139,7 @@ class RunReport:
     command: str = "check"  # the run that filled it: check, verify
     unit_noun: str = "descriptors"  # what its units are, for summaries: descriptors, nodes, cases
     strict: bool = False  # warnings fail the run too
+    require_checked: bool = False  # a graph node nobody checked fails the run too
 
     def add(self, report: FileReport) -> None:
         self.files.append(report)
@@ -119,33 +161,52 @@ class RunReport:
         return list(seen.values())
 
     def summary(self) -> Summary:
-        counts = {"valid": 0, "invalid": 0, "malformed": 0}
+        counts = {"valid": 0, "invalid": 0, "malformed": 0, "not_checked": 0}
         severities = {"error": 0, "warning": 0, "info": 0}
-        units = unreadable = 0
+        units = unreadable = invalid_files = checked = 0
+        engines: dict[str, int] = {}
+        kinds: dict[str, int] = {}
         for report in self.files:
             unreadable += report.unreadable
             units += len(report.units)
             for unit in report.units:
                 counts[unit.verdict] += 1
+                if unit.verdict == "not_checked":
+                    kinds[unit.kind or "?"] = kinds.get(unit.kind or "?", 0) + 1
+                elif unit.checked_by == "opspec":
+                    checked += unit.verdict != "malformed"
+                elif unit.checked_by is not None:
+                    engines[unit.checked_by] = engines.get(unit.checked_by, 0) + 1
             for _, finding in report.all_findings():
                 severities[finding.severity] += 1
+            invalid_files += report.read and any(f.severity == "error" for f in report.findings)
         return Summary(
             files=len(self.files),
             unreadable=unreadable,
             units=units,
+            valid=counts["valid"],
+            invalid=counts["invalid"],
+            malformed=counts["malformed"],
             errors=severities["error"],
             warnings=severities["warning"],
             infos=severities["info"],
-            **counts,
+            checked=checked,
+            by_engine=dict(sorted(engines.items())),
+            not_checked=counts["not_checked"],
+            not_checked_kinds=dict(sorted(kinds.items(), key=lambda item: (-item[1], item[0]))),
+            invalid_files=invalid_files,
         )
 
     def exit_code(self, strict: bool | None = None) -> int:
-        """2 if some input could not be read or is not a descriptor; else 1 if some unit is invalid (or,
-        with strict, carries a warning); else 0. The worst case wins."""
+        """2 if some input could not be read or is not a descriptor; else 1 if some unit (or a graph file
+        as a whole) is invalid, or with strict a warning, or with require_checked a node nobody checked;
+        else 0. The worst case wins."""
         summary = self.summary()
         strict = self.strict if strict is None else strict
         if summary.unreadable or summary.malformed:
             return EXIT_MALFORMED
-        if summary.invalid or (strict and summary.warnings):
+        if summary.invalid or summary.invalid_files or (strict and summary.warnings):
+            return EXIT_INVALID
+        if self.require_checked and summary.not_checked:
             return EXIT_INVALID
         return EXIT_VALID

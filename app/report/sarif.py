@@ -56,11 +56,21 @@ def document(report: RunReport) -> dict[str, Any]:
     }
     if not driver["version"]:
         del driver["version"]
-    return {
-        "$schema": SCHEMA,
-        "version": "2.1.0",
-        "runs": [{"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}],
-    }
+    run: dict[str, Any] = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}
+    graphs = [file for file in report.files if file.read]
+    if graphs:  # what was checked, said beside what was found: a node nobody checked is no result
+        summary = report.summary()
+        run["properties"] = {
+            "coverage": {
+                "units": summary.units,
+                "checked": summary.checked,
+                "by_engine": summary.by_engine,
+                "not_checked": summary.not_checked,
+                "not_checked_kinds": summary.not_checked_kinds,
+                "files": {uri(file.path): file.coverage() for file in graphs},
+            }
+        }
+    return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
 def write(report: RunReport, out: TextIO) -> None:

@@ -69,11 +69,21 @@ def test_onednn_json(client) -> None:
     assert body["format"] == "onednn" and body["valid"] and body["not_checked"] == {}
     assert body["nodes"] == [
         {
-            "id": "0", "name": "REDUCTION_0", "kind": "ReduceMax", "checked_as": "ReduceMax", "valid": True,
+            "id": "0", "name": "REDUCTION_0", "kind": "ReduceMax", "checked_as": "ReduceMax",
+            "checked_by": "opspec", "typed_by": "opspec", "structural": False, "valid": True,
             "inputs": [{"dtype": "f32", "shape": [1, 128, 150, 150]}],
             "outputs": [{"dtype": "f32", "shape": [1, 1, 150, 150]}],
             "diagnostics": [], "path": "graph[0]", "line": 6, "column": 5,
         }
+    ]  # fmt: skip
+    assert body["coverage"] == {
+        "nodes": 1, "checked": 1, "by_engine": {}, "not_checked": 0, "not_checked_kinds": {}
+    }  # fmt: skip
+    assert body["values"] == [
+        {"name": "0", "producer": None, "consumers": ["0"], "dtype": "f32", "shape": [1, 128, 150, 150],
+         "typed_by": "declared"},
+        {"name": "1", "producer": "0", "consumers": [], "dtype": "f32", "shape": [1, 1, 150, 150],
+         "typed_by": "opspec"},
     ]  # fmt: skip
 
 

@@ -63,7 +63,13 @@ def test_valid_model_symbol_flows_and_coverage_is_counted() -> None:
     assert by_name["max"].checked_as == "Max"
     assert [(o.dtype, o.shape) for o in by_name["max"].outputs] == [("f32", ["N", 3, 5])]
     assert by_name["argmax"].checked_as is None  # ONNX ArgMax is not MLI's Argmax
-    assert result.not_checked == {"ArgMax": 1, "Relu": 1, "Softmax": 1}
+    # ... but ONNX's own inference checks and types it, as it does every node opspec does not check
+    assert (by_name["argmax"].checked_by, by_name["argmax"].typed_by) == ("onnx", "onnx")
+    assert [(o.dtype, o.shape) for o in by_name["argmax"].outputs] == [("s64", ["N", 1, 4])]
+    assert result.not_checked == {}
+    assert result.coverage.as_dict() == {
+        "nodes": 5, "checked": 3, "by_engine": {"onnx": 2}, "not_checked": 0, "not_checked_kinds": {}
+    }  # fmt: skip
     assert notes(result, "reduce") == [
         ("info", "graph.translated", "node[reduce]",
          "ONNX ReduceMax (opset 18, keepdims=1, noop_with_empty_axes=0) with the constant axes input [2] is "
@@ -77,6 +83,9 @@ def test_declared_output_that_disagrees() -> None:
     assert notes(result, "max") == [
         ("error", "Max.outputs.dim", "node[max].output[0].shape[1]",
          "Y has 3 in dim 1 (shape [N, 3, 5]), but 1 is declared"),
+        ("error", "onnx.shape_inference", "node[max]",
+         "ONNX shape inference: [ShapeInferenceError] Inferred shape and existing shape differ in dimension 1: "
+         "(3) vs (1)"),
     ]  # fmt: skip
 
 
@@ -120,7 +129,8 @@ def test_reduce_max_translations(data: bytes, shape, message: str) -> None:
 def test_no_exact_translation_is_said() -> None:
     result = check(reduce_model(18, shape=None))
     (node,) = result.nodes
-    assert node.checked_as is None and result.not_checked == {"ReduceMax": 1}
+    assert node.checked_as is None and result.not_checked == {}
+    assert (node.checked_by, node.typed_by) == ("onnx", "onnx")  # ONNX's own inference types it
     assert [(d.severity, d.rule) for d in node.diagnostics] == [("info", "graph.untranslatable")]
     assert "the input's rank is unknown" in node.diagnostics[0].message
     result = check(reduce_model(18, elem=TensorProto.INT32, axes_input=[0]))
@@ -128,11 +138,16 @@ def test_no_exact_translation_is_said() -> None:
 
 
 def test_reduce_max_axis_out_of_range_points_at_the_attribute_or_input() -> None:
-    (d,) = [d for d in check(reduce_model(13, axes=[0, 3])).nodes[0].diagnostics if d.severity == "error"]
+    d, theirs = [
+        d for d in check(reduce_model(13, axes=[0, 3])).nodes[0].diagnostics if d.severity == "error"
+    ]
     assert (d.rule, d.path) == ("ReduceMax.axes.range", "node[r].attribute.axes[1]")
     assert d.message == "axis 3 is out of range [-3, 2] for src of rank 3"
+    assert (theirs.rule, theirs.path) == ("onnx.shape_inference", "node[r]")  # ONNX says so too
     (d,) = [
-        d for d in check(reduce_model(18, axes_input=[1, -2])).nodes[0].diagnostics if d.severity == "error"
+        d
+        for d in check(reduce_model(18, axes_input=[1, -2])).nodes[0].diagnostics
+        if d.severity == "error" and d.rule != "onnx.shape_inference"
     ]
     assert (d.rule, d.path) == ("ReduceMax.axes.unique", "node[r].input[1][1]")
 
@@ -142,7 +157,11 @@ def test_max_broadcast_clash_and_mixed_dtypes() -> None:
     inputs = [vi("a", ["N", 3]), vi("b", [4]), vi("c", [1], TensorProto.DOUBLE)]
     result = check(model([node], inputs, [vi("y", None)], infer=False))
     found = [(d.rule, d.path) for d in result.nodes[0].diagnostics]
-    assert found == [("C1", "node[max].input[2].dtype"), ("RJ", "node[max].input[0].shape[1]")]
+    assert found == [
+        ("C1", "node[max].input[2].dtype"),
+        ("RJ", "node[max].input[0].shape[1]"),
+        ("onnx.shape_inference", "node[max]"),
+    ]
 
 
 def test_constant_node_gives_values() -> None:
@@ -152,8 +171,9 @@ def test_constant_node_gives_values() -> None:
     ]
     result = check(model(nodes, [vi("x", [2, 3])], [vi("y", None)], infer=False))
     assert result.not_checked == {}
-    (d,) = [d for d in result.nodes[1].diagnostics if d.severity == "error"]
+    d, theirs = [d for d in result.nodes[1].diagnostics if d.severity == "error"]
     assert (d.rule, d.path) == ("ReduceMax.axes.range", "node[r].input[1][0]")
+    assert theirs.rule == "onnx.shape_inference"
 
 
 def test_external_data_is_refused_without_touching_disk() -> None:

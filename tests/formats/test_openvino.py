@@ -64,7 +64,8 @@ def test_valid_ir_is_checked_along_the_graph(ir) -> None:
     assert [(o.dtype, o.shape) for o in nodes["segments"].outputs] == [("f32", [3, 4])]
     assert [(o.dtype, o.shape) for o in nodes["reduce"].outputs] == [("f32", [3, 1])]
     assert [(o.dtype, o.shape) for o in nodes["rows"].outputs] == [("f32", [-1])]  # unknown dim flows
-    assert result.not_checked == {"ReLU": 1}  # Parameter, Const and Result are structure, not ops
+    assert result.not_checked == {}  # Parameter, Const and Result are structure, not ops
+    assert nodes["relu"].checked_as == "ReLU"  # OpenVINO's Relu is oneDNN's ReLU
     assert [(d.rule, d.path, d.message) for d in nodes["segments"].diagnostics] == [
         ("graph.unknown_dim", "layer[5].input.port[0]",
          "Parameter x: dim 0 is 1..10 in the file; opspec takes such a dim as unknown"),
@@ -90,8 +91,10 @@ def test_declared_output_that_disagrees(ir) -> None:
     port = text.index('<port id="2" precision="FP32">', text.index('name="segments"'))
     edited = text[:port] + text[port:].replace("<dim>3</dim>", "<dim>5</dim>", 1)
     result = check(edited.encode(), weights)
-    (d,) = [d for d in by_name(result)["segments"].diagnostics if d.severity == "error"]
+    d, theirs = [d for d in by_name(result)["segments"].diagnostics if d.severity == "error"]
     assert (d.rule, d.path) == ("SegmentMax.outputs.dim", "layer[5].output.port[2].dim[0]")
+    assert (theirs.rule, theirs.path) == ("openvino.inference", "layer[5].output.port[2].dim[0]")
+    assert theirs.message == "output port 2 declares 5 in dim 0, but OpenVINO infers 3 ([3, 4])"
     assert result.position(d.path)[0] == text[:port].count("\n") + 2
 
 
@@ -120,7 +123,8 @@ def test_reduce_axis_out_of_range_in_the_weights(ir) -> None:
 def test_weights_too_short_are_a_graph_finding(ir) -> None:
     xml, weights = ir
     result = check(xml, weights[:8])
-    (d,) = result.diagnostics  # the 8-byte axis constant still fits; the 40-byte segment ids do not
+    # the 8-byte axis constant still fits; the 40-byte segment ids do not (OpenVINO refuses it too: a warning)
+    (d,) = [d for d in result.diagnostics if d.severity == "error"]
     assert (d.rule, d.path) == ("graph.constant", "layer[4].data")
     assert d.message == "the Const's 40 bytes at offset 8 do not hold 5 s64 values inside the 8-byte weights"
 
@@ -158,3 +162,38 @@ def test_ir_v10_reads_the_same(ir) -> None:
     assert [(n.checked_as, n.outputs) for n in v10.nodes] == [
         (n.checked_as, n.outputs) for n in check(xml, weights).nodes
     ]
+
+
+def test_an_ir_without_its_weights_says_so() -> None:
+    x = opset16.parameter([2, 4], np.float32, name="x")
+    axes = opset16.constant(np.array([1], dtype=np.int64), name="axes")
+    model = ov.Model([opset1.reduce_max(x, axes, keep_dims=False, name="r")], [x], "g")
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as folder:
+        ov.save_model(model, f"{folder}/net.xml")
+        xml = Path(folder, "net.xml").read_bytes()
+    result = check(xml, None)
+    [warning] = [d for d in result.diagnostics if d.rule == "graph.weights"]
+    assert warning.severity == "warning" and warning.path == "net"
+    assert "values of its 1 Const layers are unknown" in warning.message
+    assert result.position("net") == (2, 1)
+    assert result.valid  # a warning: the shapes that need the weights are unknown, nothing is wrong
+    # with the weights: no warning
+    assert not [d for d in check(xml, b"\x01" + b"\x00" * 7).diagnostics if d.rule == "graph.weights"]
+
+
+def test_openvino_types_the_layers_opspec_does_not_check(tmp_path) -> None:
+    x = opset16.parameter([1, 3, 8, 8], np.float32, name="x")
+    w = opset16.constant(np.ones((4, 3, 3, 3), np.float32), name="w")
+    conv = opset1.convolution(x, w, [1, 1], [1, 1], [1, 1], [1, 1], name="conv")  # not in the registry
+    relu = opset16.relu(conv, name="relu")
+    ov.save_model(ov.Model([relu], [x], "g"), tmp_path / "net.xml", compress_to_fp16=False)
+    xml, weights = (tmp_path / "net.xml").read_bytes(), (tmp_path / "net.bin").read_bytes()
+    result = check(xml, weights)
+    nodes = by_name(result)
+    assert (nodes["conv"].checked_by, nodes["conv"].typed_by) == ("openvino", "openvino")
+    assert [(o.dtype, o.shape) for o in nodes["conv"].outputs] == [("f32", [1, 4, 8, 8])]
+    assert nodes["relu"].checked_by == "opspec"
+    assert result.coverage.by_engine == {"openvino": 1} and result.coverage.not_checked == {}

@@ -64,4 +64,17 @@ def report() -> RunReport:
         rules={note.id: note},
     )
     run.add(odd)
+    # A graph read whole: a node checked by opspec, one typed by ONNX's inference, two nobody checked.
+    model = FileReport(
+        "graphs/model.onnx",
+        "onnx",
+        units=[
+            Unit(0, "node[conv]", "Conv", "valid", checked_by="onnx", detail={"typed_by": "onnx"}),
+            Unit(1, "node[relu]", "ReLU", "valid", outputs=[{"dtype": "f32", "shape": [1, 8]}]),
+            Unit(2, "node[gen]", "GenIndex", "not_checked", checked_by=None),
+            Unit(3, "node[gen_2]", "GenIndex", "not_checked", checked_by=None),
+        ],
+        read=True,
+    )
+    run.add(model)
     return run

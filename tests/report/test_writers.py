@@ -51,7 +51,8 @@ def test_sarif_is_valid_sarif_2_1_0() -> None:
 
 def test_junit_counts_failures_and_errors() -> None:
     root = ET.fromstring(render("junit"))
-    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("8", "1", "3")
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("12", "1", "3")
+    assert root.get("skipped") == "2"
 
 
 def test_json_is_one_document_with_every_file() -> None:
@@ -62,6 +63,7 @@ def test_json_is_one_document_with_every_file() -> None:
         "models/broken.json",
         "models/gone.json",
         "graphs/a,b:c.json",
+        "graphs/model.onnx",
     ]
     assert document["exit_code"] == 2 and document["summary"]["malformed"] == 1
 
@@ -109,3 +111,24 @@ def test_junit_names_a_failure_after_its_first_error_even_behind_a_warning() -> 
         "ReduceMax.axes.range",
         "axis 3 is out of range [-3, 2] for src of rank 3",
     )
+
+
+def test_a_graph_read_whole_but_broken_is_invalid_not_unreadable() -> None:
+    from app.report.model import FileReport, Finding, RunReport
+
+    bad_dim = Finding(
+        "error", "graph.dim", "dim -5 is not a dim", "graph[0].inputs[0].shape[0]", line=9, column=5
+    )
+    run = RunReport([FileReport("g.json", "onednn", [], [bad_dim], read=True)])
+    summary = run.summary()
+    assert (summary.unreadable, summary.invalid_files, run.exit_code()) == (0, 1, 1)
+    assert text.summary_line(summary).startswith("1 file (1 invalid), 0 descriptors")
+    root = ET.fromstring(render_run(run, "junit"))
+    assert root.find(".//failure") is not None and root.find(".//error") is None
+    assert json.loads(render_run(run, "json"))["files"][0]["valid"] is False
+
+
+def render_run(run, name: str) -> str:
+    out = io.StringIO()
+    WRITERS[name](run, out)
+    return out.getvalue()

@@ -10,43 +10,17 @@ from __future__ import annotations
 from typing import Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
-from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException
 
 from app.api.deps import SettingsDep
 from app.api.models import Problem
 from app.api.offload import off_loop
 from app.api.problems import problem
-from app.core.diagnostics import Diagnostic
-from app.core.tensors import TensorType
-from app.formats import graphs
+from app.formats import answer, graphs
+from app.formats.answer import GraphVerdict
 from app.formats.errors import Malformed
 
 router = APIRouter(prefix="/graphs", tags=["graphs"])
-
-
-class GraphNode(BaseModel):
-    id: str = Field(description="The node's id in the file (oneDNN op id, IR layer id, ONNX node index).")
-    name: str
-    kind: str = Field(description="The node's kind as the file writes it.")
-    checked_as: str | None = Field(description="The opspec kind it was checked as; null when not checked.")
-    valid: bool
-    inputs: list[TensorType] = Field(description="What flows in: dtype ('?' unknown) and shape (-1 unknown).")
-    outputs: list[TensorType] = Field(description="Inferred outputs where checked, else the declared ones.")
-    diagnostics: list[Diagnostic]
-    path: str = Field(description="The node in the file's terms: graph[3], layer[5], node[reduce_1].")
-    line: int | None = Field(None, description="Where the node starts (JSON and XML).")
-    column: int | None = None
-
-
-class GraphVerdict(BaseModel):
-    format: Literal["onednn", "openvino", "onnx"]
-    valid: bool = Field(description="True when no node and no file-level diagnostic is an error.")
-    nodes: list[GraphNode]
-    not_checked: dict[str, int] = Field(description="Nodes of kinds opspec does not check, counted by kind.")
-    diagnostics: list[Diagnostic] = Field(
-        description="About the graph itself: cycles, dangling edges, bad dims."
-    )
 
 
 ONEDNN_EXAMPLE = {
@@ -220,26 +194,4 @@ async def validate_graph(
         result = await off_loop(request, graphs.check, data, settings, format or implied, weights)
     except Malformed as exc:
         return unreadable(request, exc)
-    body = GraphVerdict.model_construct(
-        format=result.format,
-        valid=result.valid,
-        nodes=[
-            GraphNode.model_construct(
-                id=n.id,
-                name=n.name,
-                kind=n.kind,
-                checked_as=n.checked_as,
-                valid=n.valid,
-                inputs=n.inputs,
-                outputs=n.outputs,
-                diagnostics=n.diagnostics,
-                path=n.path,
-                line=n.line,
-                column=n.column,
-            )
-            for n in result.nodes
-        ],
-        not_checked=result.not_checked,
-        diagnostics=result.diagnostics,
-    )
-    return Response(body.model_dump_json(), media_type="application/json")
+    return Response(answer.to_json(result), media_type="application/json")

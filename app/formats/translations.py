@@ -1,0 +1,549 @@
+"""ONNX and OpenVINO ops that are exactly a oneDNN Graph op, as one table of data.
+
+Each row says which native op (and from which opset or version), which oneDNN op it is, which native
+inputs become the op's inputs, and where each oneDNN attribute comes from (a native attribute, a
+constant input's values, a fixed value). A row applies only when its oneDNN kind is in the registry
+(`app.ops.BY_NAME`) and the registry's op has every attribute the row gives (and the row gives every
+attribute the op requires), so rows light up as the oneDNN op set grows and a row never makes a node
+fail for opspec's want of an op. Where a row's semantics agree only under a condition (Softmax's axis
+before opset 13, Clip with constant bounds), its `exact` function says why not, and the node is then
+typed by the engine's own inference with a note that says so. docs/translations.md lists the table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.formats.errors import shown
+from app.formats.graph import Node, Translation, Value, wire_tensor, with_declared_outputs
+from app.ops import BY_NAME
+
+
+class NotExact(Exception):
+    """This node, with these attributes or inputs, is not exactly the oneDNN op: the message says why."""
+
+
+# --- where an attribute's value comes from ----------------------------------------------------------
+
+Native = Mapping[str, Any]  # the node's attributes, read by the reader (ONNX values; IR strings)
+
+
+@dataclass(frozen=True, slots=True)
+class Attr:
+    """A native attribute, converted; absent: the default (MISSING: the row does not apply)."""
+
+    name: str
+    default: Any = None
+    convert: Callable[[Any], Any] | None = None
+    required: bool = False
+
+    def get(self, native: Native, inputs: Sequence[Value | None]) -> Any:
+        if self.name not in native:
+            if self.required:
+                raise NotExact(f"it has no {self.name} attribute")
+            return self.default
+        value = native[self.name]
+        return self.convert(value) if self.convert else value
+
+
+@dataclass(frozen=True, slots=True)
+class Fixed:
+    value: Any
+
+    def get(self, native: Native, inputs: Sequence[Value | None]) -> Any:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Const:
+    """A constant input's values (an initializer, a Constant node, a Const layer with its weights)."""
+
+    index: int
+    convert: Callable[[list[Any]], Any] = list
+
+    def get(self, native: Native, inputs: Sequence[Value | None]) -> Any:
+        value = inputs[self.index] if self.index < len(inputs) else None
+        if value is None or value.data is None:
+            raise NotExact(f"input {self.index} is not a constant whose values are known here")
+        return self.convert(value.data.reshape(-1).tolist())
+
+
+@dataclass(frozen=True, slots=True)
+class Computed:
+    """A value worked out from the native attributes and inputs (pads split in two, a default per rank)."""
+
+    function: Callable[[Native, Sequence[Value | None]], Any]
+
+    def get(self, native: Native, inputs: Sequence[Value | None]) -> Any:
+        return self.function(native, inputs)
+
+
+Source = Attr | Fixed | Const | Computed
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    format: str  # onnx, openvino
+    native: str  # ONNX op_type, IR layer type
+    target: str  # the oneDNN Graph kind
+    inputs: tuple[int, ...] = (0,)  # native inputs that are the op's inputs, in its port order
+    optional: tuple[int, ...] = ()  # native inputs passed on when present (a bias)
+    attrs: Mapping[str, Source] = field(default_factory=dict)
+    since: int = 0  # ONNX: the first opset the row holds for
+    versions: frozenset[str] = frozenset()  # IR: the layer versions it holds for; empty: every one
+    exact: Callable[[Native, Sequence[Value | None], int], str] | None = None  # why not, or ''
+    when: str = ""  # the condition, for the docs table
+
+
+# --- conversions ------------------------------------------------------------------------------------
+
+
+def _text(value: Any) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def _ints(value: Any) -> list[int]:
+    if isinstance(value, str):
+        return [int(v) for v in value.split(",") if v.strip()]
+    return [int(v) for v in value]
+
+
+def _float(value: Any) -> float:
+    return float(value)
+
+
+def _bool(value: Any) -> bool:
+    if isinstance(value, str):
+        return value.strip().lower() in ("true", "1")
+    return bool(value)
+
+
+def _scalar(values: list[Any]) -> float:
+    if len(values) != 1:
+        raise NotExact(f"a bound holds {len(values)} values, not one")
+    return float(values[0])
+
+
+def _rank(inputs: Sequence[Value | None], index: int = 0) -> int:
+    value = inputs[index] if index < len(inputs) else None
+    if value is None or value.shape is None:
+        raise NotExact(f"input {index}'s rank is unknown, so the defaults per spatial axis are unknown")
+    return len(value.shape)
+
+
+def _spatial(name: str, fill: int) -> Computed:
+    """An ONNX per-spatial-axis attribute (strides, dilations), its default `fill` on each axis."""
+
+    def get(native: Native, inputs: Sequence[Value | None]) -> list[int]:
+        if name in native:
+            return _ints(native[name])
+        return [fill] * (_rank(inputs) - 2)
+
+    return Computed(get)
+
+
+def _pads(half: int) -> Computed:
+    """ONNX `pads` [x1_begin, x2_begin, ..., x1_end, x2_end]: one half of it (0 begin, 1 end)."""
+
+    def get(native: Native, inputs: Sequence[Value | None]) -> list[int]:
+        if "pads" not in native:
+            return [0] * (_rank(inputs) - 2)
+        pads = _ints(native["pads"])
+        middle = len(pads) // 2
+        return pads[:middle] if half == 0 else pads[middle:]
+
+    return Computed(get)
+
+
+AUTO_PAD = {"NOTSET": "None", "SAME_UPPER": "SAME_UPPER", "SAME_LOWER": "SAME_LOWER", "VALID": "VALID"}
+IR_AUTO_PAD = {"explicit": "None", "same_upper": "SAME_UPPER", "same_lower": "SAME_LOWER", "valid": "VALID"}
+
+
+def _auto_pad(value: Any) -> str:
+    text = _text(value)
+    if text not in AUTO_PAD:
+        raise NotExact(f"auto_pad {shown(text)} has no oneDNN counterpart")
+    return AUTO_PAD[text]
+
+
+def _ir_auto_pad(value: Any) -> str:
+    text = _text(value).lower()
+    if text not in IR_AUTO_PAD:
+        raise NotExact(f"auto_pad {shown(text)} has no oneDNN counterpart")
+    return IR_AUTO_PAD[text]
+
+
+def _perm(native: Native, inputs: Sequence[Value | None]) -> list[int]:
+    if "perm" in native:
+        return _ints(native["perm"])
+    return list(reversed(range(_rank(inputs))))
+
+
+# --- conditions ------------------------------------------------------------------------------------
+
+
+def _softmax_axis(native: Native, inputs: Sequence[Value | None], opset: int) -> str:
+    """Before opset 13, ONNX Softmax flattens the input to 2-D at `axis` (default 1) and normalises the
+    whole trailing block: the same as oneDNN's per-axis SoftMax only when that block is the last axis."""
+    if opset >= 13:
+        return ""
+    axis = int(native.get("axis", 1))
+    value = inputs[0] if inputs else None
+    rank = None if value is None or value.shape is None else len(value.shape)
+    if axis == -1 or (rank is not None and axis == rank - 1):
+        return ""
+    return (
+        f"before opset 13 ONNX Softmax normalises over every axis from {axis} on (the input flattened to "
+        "2-D), which oneDNN's SoftMax over one axis computes only when that is the last axis"
+    )
+
+
+def _clip_bounds(native: Native, inputs: Sequence[Value | None], opset: int) -> str:
+    """oneDNN Clamp needs both bounds; ONNX Clip's absent bound is no bound at all."""
+    if opset < 11:
+        missing = [name for name in ("min", "max") if name not in native]
+    else:
+        missing = [
+            name for index, name in ((1, "min"), (2, "max")) if index >= len(inputs) or inputs[index] is None
+        ]
+    if missing:
+        return (
+            f"Clip without {' and '.join(missing)} is unbounded there, and oneDNN's Clamp needs both bounds"
+        )
+    return ""
+
+
+def _one_output(native: Native, inputs: Sequence[Value | None], opset: int) -> str:
+    return ""
+
+
+def _gelu_erf(native: Native, inputs: Sequence[Value | None], opset: int) -> str:
+    mode = _text(native.get("approximate", native.get("approximation_mode", "none"))).lower()
+    return "" if mode in ("none", "erf") else f"the {mode} approximation of GELU is not oneDNN's GELU (erf)"
+
+
+def _inference(native: Native, inputs: Sequence[Value | None], opset: int) -> str:
+    if int(native.get("training_mode", 0)):
+        return "BatchNormalization in training mode updates its statistics, which BatchNormInference does not"
+    return ""
+
+
+def _pool_plain(native: Native, inputs: Sequence[Value | None], opset: int) -> str:
+    if int(native.get("storage_order", 0)):
+        return "MaxPool with storage_order=1 gives column-major indices, which oneDNN's MaxPool does not"
+    return ""
+
+
+def _numpy_broadcast(native: Native, inputs: Sequence[Value | None], opset: int) -> str:
+    mode = _text(native.get("auto_broadcast", "numpy")).lower()
+    return "" if mode in ("numpy", "none") else f"auto_broadcast={mode} has no oneDNN counterpart"
+
+
+# --- the table ---------------------------------------------------------------------------------------
+
+NUMPY = Fixed("numpy")
+O = "onnx"  # noqa: E741 - the column's one-letter tag keeps the rows to a line
+V = "openvino"
+
+_ONNX_UNARY = {
+    "Relu": "ReLU", "Abs": "Abs", "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Exp": "Exp", "Log": "Log",
+    "Sqrt": "Sqrt", "Reciprocal": "Reciprocal", "Round": "Round", "HardSwish": "HardSwish", "Mish": "Mish",
+}  # fmt: skip
+_ONNX_BINARY = {
+    "Add": "Add", "Sub": "Subtract", "Mul": "Multiply", "Div": "Divide", "Min": "Minimum",
+    "Where": "Select",
+}  # fmt: skip
+_IR_UNARY = {
+    "ReLU": "ReLU", "Relu": "ReLU",  # IR files write ReLU; OpenVINO's op is Relu "Abs": "Abs", "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Exp": "Exp", "Log": "Log",
+    "Sqrt": "Sqrt", "HSwish": "HardSwish", "Mish": "Mish", "SoftPlus": "SoftPlus",
+}  # fmt: skip
+_IR_BINARY = {
+    "Add": "Add", "Subtract": "Subtract", "Multiply": "Multiply", "Divide": "Divide", "Maximum": "Maximum",
+    "Minimum": "Minimum", "SquaredDifference": "SquaredDifference",
+}  # fmt: skip
+_REDUCTIONS = ("ReduceMax", "ReduceMin", "ReduceSum", "ReduceMean", "ReduceProd", "ReduceL1", "ReduceL2")
+
+
+ROWS: tuple[Row, ...] = (
+    # ONNX: elementwise
+    *(Row(O, native, target) for native, target in _ONNX_UNARY.items()),
+    Row(O, "Elu", "Elu", attrs={"alpha": Attr("alpha", 1.0, _float)}),
+    Row(O, "LeakyRelu", "LeakyReLU", attrs={"alpha": Attr("alpha", 0.01, _float)}),
+    Row(O, "HardSigmoid", "HardSigmoid",
+        attrs={"alpha": Attr("alpha", 0.2, _float), "beta": Attr("beta", 0.5, _float)}),
+    Row(O, "Softplus", "SoftPlus"),
+    Row(O, "Gelu", "GELU", since=20, exact=_gelu_erf, when="approximate='none'"),
+    Row(O, "Clip", "Clamp", since=11, attrs={"min": Const(1, _scalar), "max": Const(2, _scalar)},
+        exact=_clip_bounds, when="min and max both given, as constants"),
+    Row(O, "Clip", "Clamp", attrs={"min": Attr("min", convert=_float, required=True),
+                                   "max": Attr("max", convert=_float, required=True)},
+        exact=_clip_bounds, when="opset < 11: min and max attributes both given"),
+    *(Row(O, native, target, (0, 1), attrs={"auto_broadcast": NUMPY}) for native, target in _ONNX_BINARY.items()
+      if native != "Where"),
+    Row(O, "Where", "Select", (0, 1, 2), attrs={"auto_broadcast": NUMPY}),
+    Row(O, "MatMul", "MatMul", (0, 1), attrs={"transpose_a": Fixed(False), "transpose_b": Fixed(False)}),
+    Row(O, "Softmax", "SoftMax", attrs={"axis": Attr("axis", -1, int)}, since=13, exact=_softmax_axis,
+        when="opset >= 13 (axis -1 default)"),
+    Row(O, "Softmax", "SoftMax", attrs={"axis": Attr("axis", 1, int)}, exact=_softmax_axis,
+        when="opset < 13: axis is the last axis"),
+    Row(O, "LogSoftmax", "LogSoftmax", attrs={"axis": Attr("axis", -1, int)}, since=13, exact=_softmax_axis),
+    Row(O, "LogSoftmax", "LogSoftmax", attrs={"axis": Attr("axis", 1, int)}, exact=_softmax_axis),
+    Row(O, "Concat", "Concat", tuple(range(64)), attrs={"axis": Attr("axis", convert=int, required=True)},
+        when="every input"),
+    Row(O, "Transpose", "StaticTranspose", attrs={"order": Computed(_perm)}),
+    Row(O, "Reshape", "StaticReshape", since=5,
+        attrs={"shape": Const(1, _ints), "special_zero": Computed(lambda n, i: not int(n.get("allowzero", 0)))},
+        when="the shape input is a constant"),
+    Row(O, "Conv", "Convolution", (0, 1), (2,),
+        attrs={"strides": _spatial("strides", 1), "dilations": _spatial("dilations", 1),
+               "pads_begin": _pads(0), "pads_end": _pads(1), "auto_pad": Attr("auto_pad", "None", _auto_pad),
+               "groups": Attr("group", 1, int), "data_format": Fixed("NCX"), "weights_format": Fixed("OIX")}),
+    Row(O, "MaxPool", "MaxPool",
+        attrs={"kernel": Attr("kernel_shape", convert=_ints, required=True), "strides": _spatial("strides", 1),
+               "dilations": _spatial("dilations", 1), "pads_begin": _pads(0), "pads_end": _pads(1),
+               "auto_pad": Attr("auto_pad", "None", _auto_pad),
+               "rounding_type": Computed(lambda n, i: "ceil" if int(n.get("ceil_mode", 0)) else "floor"),
+               "data_format": Fixed("NCX")},
+        exact=_pool_plain, when="one output (no Indices), storage_order=0"),
+    Row(O, "AveragePool", "AvgPool",
+        attrs={"kernel": Attr("kernel_shape", convert=_ints, required=True), "strides": _spatial("strides", 1),
+               "pads_begin": _pads(0), "pads_end": _pads(1), "auto_pad": Attr("auto_pad", "None", _auto_pad),
+               "exclude_pad": Computed(lambda n, i: not int(n.get("count_include_pad", 0))),
+               "rounding_type": Computed(lambda n, i: "ceil" if int(n.get("ceil_mode", 0)) else "floor"),
+               "data_format": Fixed("NCX")}),
+    Row(O, "BatchNormalization", "BatchNormInference", (0, 1, 2, 3, 4),
+        attrs={"epsilon": Attr("epsilon", 1e-5, _float), "data_format": Fixed("NCX")}, exact=_inference,
+        when="training_mode=0"),
+    Row(O, "LayerNormalization", "LayerNorm", (0, 1), (2,),
+        attrs={"epsilon": Attr("epsilon", 1e-5, _float), "begin_norm_axis": Attr("axis", -1, int),
+               "keep_stats": Fixed(False), "use_affine": Fixed(True)}, since=17),
+    # OpenVINO IR: elementwise
+    *(Row(V, native, target) for native, target in _IR_UNARY.items()),
+    Row(V, "Clamp", "Clamp", attrs={"min": Attr("min", convert=_float, required=True),
+                                    "max": Attr("max", convert=_float, required=True)}),
+    Row(V, "Elu", "Elu", attrs={"alpha": Attr("alpha", convert=_float, required=True)}),
+    Row(V, "Gelu", "GELU", exact=_gelu_erf, when="approximation_mode=ERF"),
+    *(Row(V, native, target, (0, 1), attrs={"auto_broadcast": Attr("auto_broadcast", "numpy", _text)},
+          exact=_numpy_broadcast) for native, target in _IR_BINARY.items()),
+    # OpenVINO's Maximum with numpy broadcasting is opspec's Max of two inputs, while oneDNN's Maximum is not in
+    Row(V, "Maximum", "Max", (0, 1), exact=_numpy_broadcast, when="auto_broadcast=numpy; until Maximum is in"),
+    Row(V, "Select", "Select", (0, 1, 2), attrs={"auto_broadcast": Attr("auto_broadcast", "numpy", _text)},
+        exact=_numpy_broadcast),
+    Row(V, "MatMul", "MatMul", (0, 1), attrs={"transpose_a": Attr("transpose_a", False, _bool),
+                                              "transpose_b": Attr("transpose_b", False, _bool)}),
+    Row(V, "Softmax", "SoftMax", attrs={"axis": Attr("axis", 1, int)}),
+    Row(V, "LogSoftmax", "LogSoftmax", attrs={"axis": Attr("axis", 1, int)}),
+    Row(V, "Concat", "Concat", tuple(range(64)), attrs={"axis": Attr("axis", convert=int, required=True)}),
+    Row(V, "Transpose", "StaticTranspose", attrs={"order": Const(1, _ints)}, when="perm is a constant"),
+    Row(V, "Reshape", "StaticReshape", attrs={"shape": Const(1, _ints),
+                                              "special_zero": Attr("special_zero", False, _bool)},
+        when="the shape input is a constant"),
+    *(Row(V, kind, kind, attrs={"axes": Const(1, _ints), "keep_dims": Attr("keep_dims", False, _bool)},
+          when="the axes input is a constant") for kind in _REDUCTIONS if kind != "ReduceMax"),
+    Row(V, "Convolution", "Convolution", (0, 1),
+        attrs={"strides": Attr("strides", convert=_ints, required=True),
+               "dilations": Attr("dilations", convert=_ints, required=True),
+               "pads_begin": Attr("pads_begin", convert=_ints, required=True),
+               "pads_end": Attr("pads_end", convert=_ints, required=True),
+               "auto_pad": Attr("auto_pad", "None", _ir_auto_pad), "groups": Fixed(1),
+               "data_format": Fixed("NCX"), "weights_format": Fixed("OIX")}),
+    Row(V, "MaxPool", "MaxPool", versions=frozenset({"opset1"}),
+        attrs={"strides": Attr("strides", convert=_ints, required=True),
+               "kernel": Attr("kernel", convert=_ints, required=True),
+               "pads_begin": Attr("pads_begin", convert=_ints, required=True),
+               "pads_end": Attr("pads_end", convert=_ints, required=True),
+               "auto_pad": Attr("auto_pad", "None", _ir_auto_pad),
+               "rounding_type": Attr("rounding_type", "floor", lambda v: _text(v).lower()),
+               "data_format": Fixed("NCX")}),
+    Row(V, "AvgPool", "AvgPool", versions=frozenset({"opset1"}),
+        attrs={"strides": Attr("strides", convert=_ints, required=True),
+               "kernel": Attr("kernel", convert=_ints, required=True),
+               "pads_begin": Attr("pads_begin", convert=_ints, required=True),
+               "pads_end": Attr("pads_end", convert=_ints, required=True),
+               "exclude_pad": Attr("exclude-pad", False, _bool),
+               "auto_pad": Attr("auto_pad", "None", _ir_auto_pad),
+               "rounding_type": Attr("rounding_type", "floor", lambda v: _text(v).lower()),
+               "data_format": Fixed("NCX")}),
+)  # fmt: skip
+
+# ONNX ops reduced like ReduceMax (app/formats/onnx.py translates their axes and keepdims): the opset
+# from which the axes are an input rather than an attribute.
+ONNX_REDUCTIONS = {"ReduceMax": 18, "ReduceMin": 18, "ReduceSum": 13, "ReduceMean": 18, "ReduceProd": 18,
+                   "ReduceL1": 18, "ReduceL2": 18}  # fmt: skip
+
+# Native ops that look like a oneDNN or opspec op but are not it: the note says why, and the engine types them.
+NOT_THE_SAME = {
+    (
+        O,
+        "ArgMax",
+    ): "ONNX ArgMax gives the index of the largest value along one axis; opspec's Argmax is MLI's "
+    "top-k per slice of quantised data, so it is not checked as that",
+    (V, "TopK"): "OpenVINO TopK is not MLI's Argmax (its outputs, order and tie rule differ)",
+}
+
+
+def _attr_fields(kind: str) -> dict[str, Any] | None:
+    spec = BY_NAME.get(kind)
+    if spec is None:
+        return None
+    model = spec.descriptor.model_fields["attrs"].annotation
+    return getattr(model, "model_fields", {})
+
+
+def fits(row: Row) -> bool:
+    """The row's op is in the registry, with every attribute the row gives, and the row gives every
+    attribute the op requires."""
+    fields = _attr_fields(row.target)
+    if fields is None:
+        return False
+    if any(name not in fields for name in row.attrs):
+        return False
+    return all(name in row.attrs for name, info in fields.items() if info.is_required())
+
+
+def rows_for(format: str, native: str) -> list[Row]:
+    return [row for row in ROWS if row.format == format and row.native == native]
+
+
+def lookup(format: str, native: str, opset: int = 0, version: str = "") -> Row | None:
+    """The first row for this native op that applies to the file's opset or layer version and whose op
+    the registry has."""
+    for row in _BY_NATIVE.get((format, native), ()):
+        if row.since and opset < row.since:
+            continue
+        if row.versions and version not in row.versions:
+            continue
+        if fits(row):
+            return row
+    return None
+
+
+_BY_NATIVE: dict[tuple[str, str], list[Row]] = {}
+for _row in ROWS:
+    _BY_NATIVE.setdefault((_row.format, _row.native), []).append(_row)
+for _rows in _BY_NATIVE.values():  # the row of the newest opset first
+    _rows.sort(key=lambda row: -row.since)
+
+
+VARIADIC = 64  # a row whose inputs run this long takes every input the node has (Concat)
+InputPath = Callable[[Node, int], str]
+AttrPath = Callable[[Node, str], str]
+
+
+def translator(
+    row: Row, native: Native, opset: int, label: str, input_path: InputPath, attr_path: AttrPath
+) -> Callable[[Node, list[Value | None]], Translation]:
+    """The node's translation by its row: the descriptor, its paths in the file's terms, the note."""
+    spec = BY_NAME[row.target]
+    first = spec.inputs[0].dtypes if spec.inputs else None
+    sources = {name: source for name, source in row.attrs.items()}
+    # inputs the op reads as attributes (Clip's bounds, Reshape's shape) besides its own inputs
+    allowed = {*row.inputs, *row.optional, *(s.index for s in sources.values() if isinstance(s, Const))}
+
+    def translate(node: Node, inputs: list[Value | None]) -> Translation:
+        head = f"{label} {node.kind}"
+        why = row.exact(native, inputs, opset) if row.exact else ""
+        if why:
+            return Translation(None, why=f"{head} is not checked as oneDNN {row.target}: {why}")
+        src = inputs[0] if inputs else None
+        if first and src is not None and src.dtype is not None and src.dtype not in first:
+            return Translation(
+                None,
+                why=f"{head} on {src.dtype}: oneDNN's {row.target} is defined for {', '.join(sorted(first))} only",
+            )
+        try:
+            attrs = {name: source.get(native, inputs) for name, source in sources.items()}
+        except NotExact as exc:
+            return Translation(None, why=f"{head} is not checked as oneDNN {row.target}: {exc}")
+        if len(row.inputs) >= VARIADIC:
+            used = [k for k in range(len(inputs)) if node.inputs[k] is not None]
+        else:
+            used = [k for k in row.inputs if k < len(inputs) and node.inputs[k] is not None]
+            extra = [k for k, name in enumerate(node.inputs) if name is not None and k not in allowed]
+            if len(used) < len(row.inputs) or extra:
+                return Translation(
+                    None,
+                    why=f"{head} with {len(inputs)} inputs is not oneDNN's {row.target} of {len(row.inputs)}",
+                )
+            used += [k for k in row.optional if k < len(inputs) and node.inputs[k] is not None]
+        tensors = [wire_tensor(inputs[k] or Value(None, None)) for k in used]
+        descriptor: dict[str, Any] = {"kind": row.target, "inputs": tensors}
+        if attrs:
+            descriptor["attrs"] = attrs
+
+        def paths() -> dict[str, str]:
+            mapped = {f"inputs[{slot}]": input_path(node, k) for slot, k in enumerate(used)}
+            mapped |= {f"outputs[{k}]": f"{node.path}.output[{k}]" for k in range(len(node.outputs))}
+            for name, source in sources.items():
+                if isinstance(source, Attr):
+                    mapped[f"attrs.{name}"] = attr_path(node, source.name)
+                elif isinstance(source, Const):
+                    mapped[f"attrs.{name}"] = input_path(node, source.index)
+            return mapped
+
+        said = ", ".join(
+            f"{name}={value!r}" for name, value in attrs.items() if not isinstance(sources[name], Fixed)
+        )
+        note = f"{head} is checked as oneDNN {row.target}" + (f" with {said}" if said else "")
+        return Translation(with_declared_outputs(node, descriptor), paths, [note])
+
+    return translate
+
+
+def _source_text(source: Source) -> str:
+    if isinstance(source, Attr):
+        return f"`{source.name}`" + (f" (default {source.default!r})" if source.default is not None else "")
+    if isinstance(source, Fixed):
+        return repr(source.value)
+    if isinstance(source, Const):
+        return f"input {source.index} (constant)"
+    return "worked out"
+
+
+def markdown() -> str:
+    """docs/translations.md's table, from the rows (a test keeps the file equal to it)."""
+    lines = [
+        "| format | native op | oneDNN op | since | inputs | attributes | exact when |",
+        "| --- | --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in ROWS:
+        since = f"opset {row.since}" if row.since else ", ".join(sorted(row.versions)) or "any"
+        inputs = "all" if len(row.inputs) >= VARIADIC else ", ".join(map(str, row.inputs))
+        if row.optional:
+            inputs += " (+ " + ", ".join(map(str, row.optional)) + " if given)"
+        attrs = "; ".join(f"{name} <- {_source_text(source)}" for name, source in row.attrs.items()) or "-"
+        lines.append(
+            f"| {row.format} | {row.native} | {row.target} | {since} | {inputs} | {attrs} | {row.when or 'always'} |"
+        )
+    for (fmt, native), why in NOT_THE_SAME.items():
+        lines.append(f"| {fmt} | {native} | (none) | | | | {why} |")
+    return "\n".join(lines) + "\n"
+
+
+HEADER = """# Translations: ONNX and OpenVINO ops checked as oneDNN Graph ops
+
+A node of an ONNX model or an OpenVINO IR whose op is exactly a oneDNN Graph op (the same semantics for
+the attributes it uses) is checked as that op by opspec's rules, with an info diagnostic
+(`graph.translated`) that says how. The table is data (`app/formats/translations.py`, `ROWS`); a row
+applies only when its oneDNN op is in opspec's registry with every attribute the row gives, so rows
+light up as the oneDNN op set grows (`translations.fits(row)` says which do in a build). A node whose row does
+not apply (or whose attributes make it inexact: the "exact when" column) is not checked by opspec; the
+format's engine types it (ONNX shape inference; OpenVINO, when installed) and a `graph.untranslatable`
+note says why.
+
+ONNX's reductions (ReduceMax, ReduceMin, ReduceSum, ReduceMean, ReduceProd, ReduceL1, ReduceL2) are
+translated by `app/formats/onnx.py` itself: ONNX reduces every axis when `axes` is absent or empty
+(unless `noop_with_empty_axes`), keeps dims by default and moves `axes` from an attribute to an input
+at opset 18 (ReduceSum at 13), so each node becomes the oneDNN reduction with the explicit axes that
+computes the same thing. ONNX Max (any number of inputs, numpy broadcasting) is opspec's Max;
+OpenVINO's ReduceMax-1 and SegmentMax-16 are checked as themselves (`app/formats/openvino.py`).
+
+This file is written by `python -m app.formats.translations > docs/translations.md`; a test keeps it equal
+to the table.
+
+"""
+
+if __name__ == "__main__":  # python -m app.formats.translations > docs/translations.md
+    print(HEADER + markdown(), end="")

