@@ -147,7 +147,10 @@ class Tensor(BaseModel, RankAndStrides):
 class TensorType(BaseModel):
     """An inferred or declared output: dtype and shape, with unknown dims written as -1."""
 
-    dtype: str
+    # null where the inputs leave the dtype open and no output declares it (TypeCast's f32 -> bf16 or f16)
+    dtype: str | None = Field(
+        description="The dtype; null where the inputs leave it open (declare the output to choose it)."
+    )
     shape: list[int | str] | None
 
 
