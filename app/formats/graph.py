@@ -6,6 +6,11 @@ values they read and write, the types the file declares, and for each node a `tr
 turns the node and the values flowing into it into a descriptor. The walker knows neither formats nor
 specs: it orders the nodes, asks each reader's translation for a descriptor, hands that to the engine,
 maps the diagnostics' paths back into the file's own terms and sends the inferred outputs downstream.
+
+Where a format's own engine has typed the graph (ONNX's shape inference; OpenVINO when installed), a
+node opspec does not check flows the engine's outputs and counts as checked by that engine; each node
+says who checked it (`checked_by`) and who typed it (`typed_by`), and `coverage` counts the op nodes
+checked by opspec, by an engine, and not at all, by kind: a node nobody checked is never valid.
 """
 
 from __future__ import annotations

@@ -215,10 +215,6 @@ def _clip_bounds(native: Native, inputs: Sequence[Value | None], opset: int) -> 
     return ""
 
 
-def _one_output(native: Native, inputs: Sequence[Value | None], opset: int) -> str:
-    return ""
-
-
 def _gelu_erf(native: Native, inputs: Sequence[Value | None], opset: int) -> str:
     mode = _text(native.get("approximate", native.get("approximation_mode", "none"))).lower()
     return "" if mode in ("none", "erf") else f"the {mode} approximation of GELU is not oneDNN's GELU (erf)"
@@ -401,10 +397,6 @@ def fits(row: Row) -> bool:
     if any(name not in fields for name in row.attrs):
         return False
     return all(name in row.attrs for name, info in fields.items() if info.is_required())
-
-
-def rows_for(format: str, native: str) -> list[Row]:
-    return [row for row in ROWS if row.format == format and row.native == native]
 
 
 def lookup(format: str, native: str, opset: int = 0, version: str = "") -> Row | None:
