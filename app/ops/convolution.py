@@ -195,8 +195,8 @@ class Window:
 
 def _window(d: Any, member: Member, r: int) -> Window:
     def per_dim(name: str, fill: int) -> list[int]:
-        value = _get(d, member, name) or []
-        return (list(value) + [fill] * r)[:r]
+        value = getattr(d.attrs, name) or ()
+        return value if len(value) == r else (list(value) + [fill] * r)[:r]  # short lists: reported already
 
     return Window(
         per_dim("strides", 1),
