@@ -333,6 +333,19 @@ def member(
         attrs=ATTRS,
         rules=rule.rules(f"oneDNN Graph {kind}", f"docs/ops/reduction.md, {kind}"),
         notes=(*rule.notes(), *notes, *((f"Evaluation: {tolerance.why}.",) if tolerance else ())),
+        examples=(
+            {
+                "kind": kind,
+                "attrs": {"axes": [1], "keep_dims": True},
+                "inputs": [{"dtype": "f32", "shape": [2, "N", 4]}],
+                "outputs": [{"dtype": "f32", "shape": [2, 1, 4]}],
+            },
+            {
+                "kind": kind,
+                "attrs": {"axes": [0, -1]},
+                "inputs": [{"dtype": "f32", "shape": [2, 3], "data": [[1, 0.5, 3], [-0.0, 5, -2]]}],
+            },
+        ),
         tolerance=tolerance,
     )
 

@@ -151,8 +151,23 @@ def member(
             f"Evaluation: {tolerance.why}.",
         ),
         tolerance=tolerance,
+        examples=(_example(kind, inputs, outputs),),
     )
     return spec
+
+
+def _example(kind: str, inputs: Sequence[In], outputs: Sequence[Out]) -> dict[str, Any]:
+    """Every input [2, 3] f32 with data, along the last axis; every output declared (dst f32). A
+    backward op's dst is its forward op's output: probabilities, or their logs."""
+    dst = [[-1.609438, -1.203973, -0.693147], [-1.386294, -0.693147, -1.386294]]
+    data = [[[0.5, 1, 2], [0, 0, 0]], dst if kind.startswith("Log") else [[0.2, 0.3, 0.5], [0.25, 0.5, 0.25]]]
+    shapes = {"stats": [2, 1]}
+    return {
+        "kind": kind,
+        "attrs": {"axis": -1},
+        "inputs": [{"dtype": "f32", "shape": [2, 3], "data": data[i]} for i in range(len(inputs))],
+        "outputs": [{"dtype": "f32", "shape": shapes.get(o.name, [2, 3])} for o in outputs],
+    }
 
 
 def _same_shape(kind: str, d: Any, index: int, ctx: Context) -> None:
