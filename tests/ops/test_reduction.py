@@ -240,11 +240,17 @@ def test_against_onednn(case) -> None:
 
 
 def test_onednn_departs_only_where_the_docs_say() -> None:
-    """oneDNN's ReduceMax and ReduceMin skip NaN and answer -0 against +0 by order (docs/ops/reduction.md)."""
-    departing = {
-        c["name"]: c["onednn"]["departs_at"] for c in cases("reduction") if "departs_at" in c["onednn"]
-    }
+    """oneDNN's ReduceMax and ReduceMin skip NaN, answer -0 against +0 by order, and give the largest
+    finite value, not an infinity, for an empty reduction (docs/ops/reduction.md)."""
+    recorded = cases("reduction")
+    departing = {c["name"]: c["onednn"]["departs_at"] for c in recorded if "departs_at" in c["onednn"]}
     assert departing == {
         "ReduceMax signed zeros, NaN and infinities": [[2, 4]],
         "ReduceMin signed zeros, NaN and infinities": [[1, 2, 4]],
+        "ReduceMax empty reduction": [[0, 1]],
+        "ReduceMin empty reduction": [[0, 1]],
     }
+    empty = {c["name"]: c["onednn"]["outputs"][0]["data"] for c in recorded if "empty reduction" in c["name"]}
+    assert empty["ReduceMin empty reduction"] == [3.4028234663852886e38] * 2
+    assert empty["ReduceMean empty reduction"] == ["nan", "nan"]
+    assert empty["ReduceProd empty reduction"] == [1.0, 1.0]
