@@ -19,12 +19,11 @@ import numpy as np
 
 from app.core.diagnostics import Rule
 from app.core.engine import Context
-from app.core.family import Attr, In, Out, attr, build, constraints, rows
+from app.core.family import ONEDNN_VERSION, Attr, In, Out, attr, build, constraints, rows
 from app.core.mismatch import Tolerance
 from app.core.shapes import Shape, axis_problems, dims_conflict, format_shape, wrap_axes
 
 FAMILY = "softmax"
-ONEDNN_VERSION = "oneDNN 3.13"
 FLOATS = "f32 bf16 f16"
 
 # Measured against oneDNN 3.13 on seeded f32 inputs (tests/ops/oracle/softmax): SoftMax's dst within

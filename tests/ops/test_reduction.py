@@ -222,6 +222,14 @@ def test_sum_is_in_the_stated_order() -> None:
     assert np.float32(src.astype(np.float64).sum()) == 2**24 + 8
 
 
+def test_the_order_is_row_major_whatever_order_the_axes_are_given_in() -> None:
+    """[[1, 1], [2^24, 1]] row-major: 1 + 1 + 2^24 = 2^24 + 2, + 1 ties to 2^24 + 4; column-major
+    would give 2^24 (each 1 lost against 2^24)."""
+    src = np.array([[1, 1], [2**24, 1]], np.float32)
+    for axes in ((0, 1), (1, 0)):
+        assert reduction.folded(reduction._sum)(src, axes, False) == np.float32(2**24 + 4)
+
+
 def test_min_is_exact_with_signed_zeros_and_nan() -> None:
     src = np.array([[0.0, -0.0], [-0.0, 0.0], [np.nan, -np.inf], [np.inf, 1.0]], dtype=np.float32)
     out = reduction._min(src, (1,), False)
