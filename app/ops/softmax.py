@@ -110,8 +110,7 @@ def member(
         src = d.inputs[0].shape
         for index in range(1, len(d.inputs)):  # the backward ops: dst has diff_dst's shape
             _same_shape(kind, d, index, ctx)
-        if src is None:
-            _axis(kind, d, ctx, port)
+        if src is None:  # the axis cannot be checked yet
             return [None] * _asked_outputs(d, required, len(outputs))
         axis = _axis(kind, d, ctx, port)
         if axis is None:
