@@ -147,7 +147,9 @@ class Tensor(BaseModel, RankAndStrides):
 class TensorType(BaseModel):
     """An inferred or declared output: dtype and shape, with unknown dims written as -1."""
 
-    dtype: str
+    # null where the inputs leave the dtype open (a table row with several outputs, as SoftMax's f32 src
+    # with an f32, bf16 or f16 dst) and no output declares it: OutputType's None, as the engine answers it
+    dtype: str | None
     shape: list[int | str] | None
 
 
