@@ -27,7 +27,7 @@ import numpy as np
 
 from app.core.diagnostics import Rule
 from app.core.engine import Context
-from app.core.family import Attr, In, Out, build, constraints, rows
+from app.core.family import ONEDNN_VERSION, Attr, In, Out, build, constraints, rows
 from app.core.kernels import reduce_max
 from app.core.mismatch import Tolerance
 from app.core.numbers import show
@@ -35,7 +35,6 @@ from app.core.registry import OutputType
 from app.core.shapes import Shape, axis_problems, format_shape, reduce_shape, wrap_axes
 
 FAMILY = "reduction"
-ONEDNN_VERSION = "oneDNN 3.13"
 
 
 class AxesRule:
@@ -280,7 +279,7 @@ def folded(fold: Fold) -> Reduce:
     def reduce(src: np.ndarray, reduced: tuple[int, ...], keep: bool) -> np.ndarray:
         kept = [axis for axis in range(src.ndim) if axis not in reduced]
         count = math.prod(src.shape[axis] for axis in reduced)
-        x = np.transpose(src.astype(np.float32), kept + list(reduced))
+        x = np.transpose(src.astype(np.float32), kept + sorted(reduced))
         with np.errstate(all="ignore"):  # inf and NaN are answers here, not faults
             out = np.asarray(fold(x.reshape([src.shape[axis] for axis in kept] + [count])))
         if keep:
@@ -333,6 +332,19 @@ def member(
         attrs=ATTRS,
         rules=rule.rules(f"oneDNN Graph {kind}", f"docs/ops/reduction.md, {kind}"),
         notes=(*rule.notes(), *notes, *((f"Evaluation: {tolerance.why}.",) if tolerance else ())),
+        examples=(
+            {
+                "kind": kind,
+                "attrs": {"axes": [1], "keep_dims": True},
+                "inputs": [{"dtype": "f32", "shape": [2, "N", 4]}],
+                "outputs": [{"dtype": "f32", "shape": [2, 1, 4]}],
+            },
+            {
+                "kind": kind,
+                "attrs": {"axes": [0, -1]},
+                "inputs": [{"dtype": "f32", "shape": [2, 3], "data": [[1, 0.5, 3], [-0.0, 5, -2]]}],
+            },
+        ),
         tolerance=tolerance,
     )
 

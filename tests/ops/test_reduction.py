@@ -222,6 +222,14 @@ def test_sum_is_in_the_stated_order() -> None:
     assert np.float32(src.astype(np.float64).sum()) == 2**24 + 8
 
 
+def test_the_order_is_row_major_whatever_order_the_axes_are_given_in() -> None:
+    """[[1, 1], [2^24, 1]] row-major: 1 + 1 + 2^24 = 2^24 + 2, + 1 ties to 2^24 + 4; column-major
+    would give 2^24 (each 1 lost against 2^24)."""
+    src = np.array([[1, 1], [2**24, 1]], np.float32)
+    for axes in ((0, 1), (1, 0)):
+        assert reduction.folded(reduction._sum)(src, axes, False) == np.float32(2**24 + 4)
+
+
 def test_min_is_exact_with_signed_zeros_and_nan() -> None:
     src = np.array([[0.0, -0.0], [-0.0, 0.0], [np.nan, -np.inf], [np.inf, 1.0]], dtype=np.float32)
     out = reduction._min(src, (1,), False)
@@ -240,11 +248,17 @@ def test_against_onednn(case) -> None:
 
 
 def test_onednn_departs_only_where_the_docs_say() -> None:
-    """oneDNN's ReduceMax and ReduceMin skip NaN and answer -0 against +0 by order (docs/ops/reduction.md)."""
-    departing = {
-        c["name"]: c["onednn"]["departs_at"] for c in cases("reduction") if "departs_at" in c["onednn"]
-    }
+    """oneDNN's ReduceMax and ReduceMin skip NaN, answer -0 against +0 by order, and give the largest
+    finite value, not an infinity, for an empty reduction (docs/ops/reduction.md)."""
+    recorded = cases("reduction")
+    departing = {c["name"]: c["onednn"]["departs_at"] for c in recorded if "departs_at" in c["onednn"]}
     assert departing == {
         "ReduceMax signed zeros, NaN and infinities": [[2, 4]],
         "ReduceMin signed zeros, NaN and infinities": [[1, 2, 4]],
+        "ReduceMax empty reduction": [[0, 1]],
+        "ReduceMin empty reduction": [[0, 1]],
     }
+    empty = {c["name"]: c["onednn"]["outputs"][0]["data"] for c in recorded if "empty reduction" in c["name"]}
+    assert empty["ReduceMin empty reduction"] == [3.4028234663852886e38] * 2
+    assert empty["ReduceMean empty reduction"] == ["nan", "nan"]
+    assert empty["ReduceProd empty reduction"] == [1.0, 1.0]

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from app.cli import EXIT_INVALID, main
 from app.core.config import Settings
 from app.core.numbers import INT64_MIN
 from app.formats import graphs
@@ -141,3 +142,18 @@ def test_a_removed_input_and_an_extra_input_are_arity_errors() -> None:
     assert ("LogSoftmax.inputs.count", "graph[0].inputs") in [(r, p) for r, p, _ in too_many]
     three = _mutate("reducemean.json", lambda op: op["inputs"].extend([extra, extra]))
     assert ("ReduceMean.inputs.count", "graph[0].inputs") in [(r, p) for r, p, _ in three]
+
+
+def test_opspec_check_prints_the_line_and_column(tmp_path, capsys) -> None:
+    """benchdnn's softmax.json with axis 4 (rank 4): `opspec check` names the rule at the value's line."""
+    text = (BENCHDNN / "op" / "f32" / "softmax.json").read_text()
+    document = json.loads(text)
+    document["graph"][0]["attrs"]["axis"]["value"] = 4
+    path = tmp_path / "softmax.json"
+    path.write_text(json.dumps(document, indent=2) + "\n")
+    assert main(["check", str(path)]) == EXIT_INVALID
+    lines = path.read_text().splitlines()
+    row = next(i for i, line in enumerate(lines) if '"value": 4' in line) + 1
+    column = lines[row - 1].index('"value"') + 10  # the value after `"value": `
+    out = capsys.readouterr().out
+    assert f"{path}:{row}:{column}: error SoftMax.axis.range: SoftMax: axis 4 is out of range [-4, 3]" in out

@@ -53,3 +53,6 @@ red("ReduceSum empty axes", "ReduceSum", normal(2, 3), [], False, [2, 3])
 red("ReduceSum zero-size dim reduced", "ReduceSum", np.zeros((2, 0, 3), np.float32), [1], False, [2, 3])
 red("ReduceSum axis out of range", "ReduceSum", normal(2, 3), [2], False, [2])
 red("ReduceSum repeated axis", "ReduceSum", normal(2, 3), [1, -1], False, [2])
+for kind in KINDS:
+    red(f"{kind} empty reduction", kind, np.zeros((2, 0), np.float32), [1], False, [2])
+red("ReduceL1 zero-size dim kept", "ReduceL1", np.zeros((2, 0, 4), np.float32), [2], False, [2, 0])
