@@ -125,11 +125,17 @@ def project_options(start: Path | None = None) -> dict[str, list[str]]:
             break
     else:
         return {"include": [], "exclude": [], "ignore": []}
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read [tool.opspec]: {exc}") from None
+    if "opspec" not in source:  # no table of ours: not worth tomllib's import (~40 ms)
+        return {"include": [], "exclude": [], "ignore": []}
     import tomllib
 
     try:
-        table = tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("opspec", {})
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        table = tomllib.loads(source).get("tool", {}).get("opspec", {})
+    except tomllib.TOMLDecodeError as exc:
         raise ValueError(f"{path}: cannot read [tool.opspec]: {exc}") from None
     options = {}
     for key in ("include", "exclude", "ignore"):

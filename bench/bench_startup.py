@@ -4,6 +4,11 @@ turns with the baseline (so a burst of load hits all alike). Prints the median w
 (user + system, of the child) of each and its excess over the baseline, against the goal of 0.3 s.
 Asserts nothing.
 
+Byte code: pip compiles every module at install, so a user's `opspec` never compiles Python source at
+start-up. This machine sets PYTHONDONTWRITEBYTECODE=1 (and uv installs without byte code), which made
+every start-up compile ~970 modules (~1 s of CPU): the children here run with the variable unset and
+their byte code cached under a temporary PYTHONPYCACHEPREFIX, warmed by one run of each command first.
+
     .venv/bin/python bench/bench_startup.py [--runs 9]
 """
 
@@ -23,11 +28,11 @@ GOAL = 0.3
 OPSPEC = str(Path(sys.executable).with_name("opspec"))
 
 
-def timed(command: list[str]) -> tuple[float, float]:
+def timed(command: list[str], env: dict[str, str]) -> tuple[float, float]:
     """Wall and CPU seconds of one run of `command` in a fresh process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
+    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False, env=env)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
@@ -54,10 +59,14 @@ def main() -> None:
             "opspec check --help": [OPSPEC, "check", "--help"],
             "opspec check one.json": [OPSPEC, "check", str(descriptor)],
         }
+        env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(Path(folder, "pycache"))
+        for command in commands.values():  # warm the byte code cache
+            timed(command, env)
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
         for _ in range(runs):
             for name, command in commands.items():
-                times[name].append(timed(command))
+                times[name].append(timed(command, env))
     base_wall = median([wall for wall, _ in times["python -c pass"]])
     base_cpu = median([cpu for _, cpu in times["python -c pass"]])
     print(f"median of {runs} runs each, taking turns; load average {os.getloadavg()[0]:.1f}")

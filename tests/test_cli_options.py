@@ -229,3 +229,18 @@ def test_version_and_help_import_no_numpy_pydantic_or_ops() -> None:
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
     assert done.stdout.splitlines()[-1] == "HEAVY []"
     assert done.stdout.startswith("opspec ")
+
+
+def test_check_imports_only_what_checking_needs(tmp_path) -> None:
+    """`opspec check` of one file imported pydantic-settings (a third of its start-up) and the HTTP
+    stack's modules it never uses."""
+    good = write(tmp_path, "good.json", GOOD)
+    probe = (
+        "import sys\n"
+        "from app import cli\n"
+        f"assert cli.main(['check', {good!r}]) == 0\n"
+        "unused = ('pydantic_settings', 'fastapi', 'starlette', 'uvicorn', 'onnx', 'tqdm', 'tomllib')\n"
+        "print('UNUSED', [m for m in unused if m in sys.modules])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert done.stdout.splitlines()[-1] == "UNUSED []"
