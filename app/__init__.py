@@ -6,11 +6,22 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["Invalid", "LimitExceeded", "Malformed", "NotEvaluable", "evaluate", "validate"]
+__all__ = [
+    "Invalid",
+    "LimitExceeded",
+    "Malformed",
+    "NotEvaluable",
+    "check_graph",
+    "evaluate",
+    "validate",
+    "verify",
+]
 
 _HOMES = {
     "validate": "app.library",
     "evaluate": "app.library",
+    "verify": "app.library",
+    "check_graph": "app.library",
     "Malformed": "app.library",
     "Invalid": "app.core.engine",
     "NotEvaluable": "app.core.engine",

@@ -10,6 +10,8 @@ The limits of app.core.config apply as they do over HTTP.
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,7 +22,7 @@ from app.core.config import Settings, get_settings
 from app.ops import BY_NAME, DESCRIPTOR
 from app.parsing import describe_errors
 
-__all__ = ["Malformed", "evaluate", "validate"]
+__all__ = ["Malformed", "check_graph", "evaluate", "validate", "verify"]
 
 
 class Malformed(ValueError):
@@ -69,4 +71,69 @@ def evaluate(descriptor: dict[str, Any], settings: Settings | None = None) -> di
         "kind": verdict.kind,
         "outputs": outputs,
         "diagnostics": [d.model_dump() for d in verdict.diagnostics],
+    }
+
+
+def verify(descriptor: dict[str, Any], settings: Settings | None = None) -> dict[str, Any]:
+    """The answer of POST /v1/verify, as a dict: kind, conformant, each output's comparison
+    (mismatches by class, the modelled implementations it is like), diagnostics. The descriptor's
+    inputs carry data and its outputs the implementation's answer (lists, base64 or NumPy arrays).
+
+    Raises what evaluate raises: Malformed, engine.Invalid, engine.NotEvaluable, payload.LimitExceeded."""
+    from app.core import verify as core_verify
+
+    parsed = _parse(descriptor)
+    result = core_verify.verify(BY_NAME[parsed.kind], parsed, settings or get_settings())
+    return {
+        "kind": result.kind,
+        "conformant": result.conformant,
+        "outputs": result.outputs,
+        "diagnostics": [d.model_dump() for d in result.diagnostics],
+    }
+
+
+def check_graph(
+    graph: bytes | str | os.PathLike[str],
+    format: str | None = None,
+    weights: bytes | None = None,
+    settings: Settings | None = None,
+) -> dict[str, Any]:
+    """The answer of POST /v1/graphs/validate, as a dict: format, valid, every node (checked kind,
+    inputs and outputs, diagnostics, path, line, column), the kinds not checked, and the file's own
+    diagnostics. `graph` is the file's bytes or its path (an OpenVINO IR's .bin beside it is read
+    too); `format` one of onednn, openvino, onnx (detected when None).
+
+    Raises app.formats.errors.Malformed (path, message, line, column) for a file that is not a graph."""
+    from app.formats import graphs
+
+    if not isinstance(graph, bytes):
+        path = Path(graph)
+        data = path.read_bytes()
+        bin_file = path.with_suffix(".bin")
+        if weights is None and path.suffix.lower() == ".xml" and bin_file.is_file():
+            weights = bin_file.read_bytes()
+    else:
+        data = graph
+    result = graphs.check(data, settings or get_settings(), format, weights)
+    return {
+        "format": result.format,
+        "valid": result.valid,
+        "nodes": [
+            {
+                "id": n.id,
+                "name": n.name,
+                "kind": n.kind,
+                "checked_as": n.checked_as,
+                "valid": n.valid,
+                "inputs": [t.model_dump() for t in n.inputs],
+                "outputs": [t.model_dump() for t in n.outputs],
+                "diagnostics": [d.model_dump() for d in n.diagnostics],
+                "path": n.path,
+                "line": n.line,
+                "column": n.column,
+            }
+            for n in result.nodes
+        ],
+        "not_checked": dict(result.not_checked),
+        "diagnostics": [d.model_dump() for d in result.diagnostics],
     }

@@ -242,5 +242,7 @@ def test_check_imports_only_what_checking_needs(tmp_path) -> None:
         "unused = ('pydantic_settings', 'fastapi', 'starlette', 'uvicorn', 'onnx', 'tqdm', 'tomllib')\n"
         "print('UNUSED', [m for m in unused if m in sys.modules])\n"
     )
-    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path)
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path
+    )
     assert done.stdout.splitlines()[-1] == "UNUSED []"

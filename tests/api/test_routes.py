@@ -119,7 +119,9 @@ def test_unknown_attribute_names_its_rule(client) -> None:
         "path": "attrs.keepdims",
         "type": "extra_forbidden",
         "rule": "ReduceMax.attrs.unknown",
-        "message": "unknown attribute 'keepdims' for ReduceMax; its attributes are: axes, keep_dims",
+        "message": "unknown attribute 'keepdims' for ReduceMax; did you mean 'keep_dims'? "
+        "its attributes are: axes, keep_dims",
+        "suggestions": ["keep_dims"],
     }
 
 
