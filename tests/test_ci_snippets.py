@@ -60,9 +60,9 @@ def test_each_snippets_commands_run_in_a_clean_venv(snippet, clean_venv, tmp_pat
     assert installs == [f'pip install "git+{URL}"'], commands  # never `pip install opspec`: not on PyPI
     if snippet == ".gitlab-ci.yml":  # python:3.12-slim has no git: the snippet installs it first
         assert re.search(r"image: python:3\.12-slim", _block(snippet))
-        assert commands.index(next(c for c in commands if "apt-get install" in c and " git" in c)) < commands.index(
-            installs[0]
-        )
+        assert commands.index(
+            next(c for c in commands if "apt-get install" in c and " git" in c)
+        ) < commands.index(installs[0])
     _models(tmp_path)
     env = {
         **os.environ,
@@ -77,7 +77,9 @@ def test_each_snippets_commands_run_in_a_clean_venv(snippet, clean_venv, tmp_pat
     for command in commands:
         if command.startswith("apt-get"):
             continue  # the image's package manager, not this machine's
-        done = subprocess.run(command, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, check=False)
+        done = subprocess.run(
+            command, shell=True, cwd=tmp_path, env=env, capture_output=True, text=True, check=False
+        )
         words = shlex.split(command)
         allowed = {0, 1} if "|| true" in command or words[0] == "opspec" else {0}
         assert done.returncode in allowed, (command, done.stdout[-2000:], done.stderr[-2000:])

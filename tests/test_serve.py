@@ -138,7 +138,12 @@ def _stopped_status(command: list[str], cwd: Path | None = None) -> int:
     port = free_port()
     env = {**os.environ, "OPSPEC_PORT": str(port), "OPSPEC_ACCESS_LOG": "false"}
     server = subprocess.Popen(
-        command, env=env, cwd=cwd, start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        command,
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         deadline = time.monotonic() + 60
