@@ -27,7 +27,7 @@ def test_health(client) -> None:
 def test_list_ops(client) -> None:
     ops = {op["kind"]: op for op in client.get("/v1/ops").json()}
     assert ops["ReduceMax"]["source"] == "oneDNN Graph ReduceMax"
-    assert set(ops["ReduceMax"]) == {"kind", "aliases", "source", "summary"}
+    assert set(ops["ReduceMax"]) == {"kind", "aliases", "source", "family", "summary"}
 
 
 def test_op_detail(client) -> None:
