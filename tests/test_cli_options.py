@@ -239,7 +239,7 @@ def test_check_imports_only_what_checking_needs(tmp_path) -> None:
         "import sys\n"
         "from app import cli\n"
         f"assert cli.main(['check', {good!r}]) == 0\n"
-        "unused = ('pydantic_settings', 'fastapi', 'starlette', 'uvicorn', 'onnx', 'tqdm', 'tomllib')\n"
+        "unused = ('pydantic_settings', 'fastapi', 'starlette', 'uvicorn', 'onnx', 'tqdm', 'tomllib', 'difflib')\n"
         "print('UNUSED', [m for m in unused if m in sys.modules])\n"
     )
     done = subprocess.run(

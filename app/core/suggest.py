@@ -10,7 +10,6 @@ the lengths), and the faces ask only for the errors they list (at most max_diagn
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable, Mapping
 
 MOST = 3  # suggestions offered at most
@@ -40,6 +39,8 @@ def close_names(given: object, known: Iterable[str] | Mapping[str, str], most: i
             found.append(value)
     if found:  # the same name but for case or separators: nothing else is as likely
         return list(dict.fromkeys(found))[:most]
+    import difflib  # only when a name is unknown: not a cost of every start-up
+
     by_fold: dict[str, list[str]] = {}
     for key, value in table.items():
         by_fold.setdefault(key.casefold(), []).append(value)
