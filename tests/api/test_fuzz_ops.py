@@ -15,6 +15,7 @@ import json
 import math
 import os
 
+import ml_dtypes
 import numpy as np
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -84,7 +85,8 @@ def element(dtype: str) -> st.SearchStrategy:
     if dt.is_float:
         extreme = st.sampled_from(["nan", "inf", "-inf", -0.0, 0.0, 65504.0, 3.4e38, -3.4e38, 1e308, 5e-324])
         return mostly(st.one_of(st.integers(-5, 5), st.floats(-1e3, 1e3, width=16)), extreme, one_in=5)
-    low, high = int(np.iinfo(dt.numpy).min), int(np.iinfo(dt.numpy).max)
+    info = ml_dtypes.iinfo(dt.numpy)  # numpy's iinfo refuses ml_dtypes' int4 and uint4 (s4, u4)
+    low, high = int(info.min), int(info.max)
     edge = st.sampled_from([low, high, low + 1, high - 1, 0])
     outside = st.sampled_from([low - 1, high + 1, 2**64, -(2**70), 1.5, "nan", True])
     return mostly(
