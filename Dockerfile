@@ -18,9 +18,9 @@ RUN python -m venv /opt/build \
 # Final stage: the wheels installed into a venv, with no pip, build tools, sources or tests kept.
 FROM ${BASE_IMAGE}
 ARG VERSION=0.1.0
-# Where the source lives: scripts/image.sh passes the clone's https remote, if it has one; nothing
-# is invented when it has none.
-ARG SOURCE=
+# Where the source lives: the project's repository (pyproject.toml's [project.urls] Repository);
+# scripts/image.sh passes the clone's https remote instead when it has one.
+ARG SOURCE=https://github.com/opspec/opspec
 ARG LICENSES=NOASSERTION
 LABEL org.opencontainers.image.title="opspec" \
       org.opencontainers.image.description="Checks tensor-op descriptors against their specifications: an HTTP API and a CI checker." \

@@ -16,11 +16,13 @@ __all__ = [
     "check_graph",
     "evaluate",
     "validate",
+    "verify",
 ]
 
 _HOMES = {
     "validate": "app.library",
     "evaluate": "app.library",
+    "verify": "app.library",
     "check_graph": "app.library",
     "Malformed": "app.library",
     "Invalid": "app.core.engine",

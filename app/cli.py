@@ -10,29 +10,70 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 from collections.abc import Iterable, Iterator
-from importlib import metadata
-from pathlib import Path
+from fnmatch import fnmatchcase
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
 
-from pydantic import ValidationError
-
-from app.core.config import Settings, get_settings
-from app.formats.readers import read_source, walk
-from app.formats.source import Source, load
+# Only the standard library and the report writers (standard library only) at import: a command imports
+# what it needs when it runs, so `opspec --version` and `opspec --help` pay for no numpy, pydantic or
+# op registry (they took ~1 s idle, 2 s under load, and a pre-commit hook paid it on every commit).
 from app.report import WRITERS, text
-from app.report.model import EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, RunReport
+from app.report.model import EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, FileReport, RunReport
 
-__all__ = ["EXIT_INVALID", "EXIT_MALFORMED", "EXIT_VALID", "build_parser", "main"]
+if TYPE_CHECKING:
+    from app.core.config import Settings
+    from app.formats.source import Source
 
+__all__ = ["EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_MALFORMED", "EXIT_VALID", "build_parser", "main"]
+
+EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
 FORMATS = tuple(WRITERS)  # text first: the default
 PROGRESS_MIN_FILES = 200  # fewer files finish before a bar would tell anyone anything
+# Well-known JSON files of other tools that a folder walk passes over (never descriptors); `--exclude`
+# and [tool.opspec] exclude add to these. A file named on the command line is always read.
+DEFAULT_EXCLUDE = (
+    "package.json",
+    "package-lock.json",
+    "tsconfig*.json",
+    "jsconfig.json",
+    "composer.json",
+    "renovate.json",
+    ".eslintrc.json",
+)
+# Settings only `opspec serve` reads: a bad value of one of them does not stop check or verify.
+SERVE_ONLY = frozenset(
+    {
+        "host",
+        "port",
+        "body_timeout",
+        "header_timeout",
+        "keepalive_timeout",
+        "cors_origins",
+        "busy_threads",
+        "switch_interval",
+        "access_log",
+        "inline_body_bytes",
+        "inline_elements",
+    }
+)
 
 CHECK_HELP = """\
 Each file holds one descriptor, a list of them, or {"ops": [...]}, or is a graph: oneDNN Graph
 JSON, OpenVINO IR (.xml, with the .bin beside it) or ONNX (.onnx). A directory is searched
-recursively for *.json, *.onnx and IR *.xml (hidden folders and node_modules skipped); - reads
-standard input.
+recursively for *.json, *.onnx and IR *.xml (hidden folders and node_modules skipped, and the
+JSON files of other tools: package.json, package-lock.json, tsconfig*.json, jsconfig.json,
+composer.json, renovate.json, .eslintrc.json); - reads standard input. A folder without any such
+file exits 2: a CI job pointed at the wrong folder must not pass.
+
+--include, --exclude and --ignore may also be given in the [tool.opspec] table of the pyproject.toml
+in the working directory (or the nearest above it), as lists: include = ["models/**/*.json"],
+exclude = ["fixtures"], ignore = ["Max.broadcast"]. The command line adds to them. A glob matches a
+file's path relative to the working directory or to the folder searched, its name, or (for exclude)
+any folder on its way; files named on the command line are always read. --ignore takes a rule id or a
+glob of them (Argmax.*): those findings are dropped, and a descriptor invalid only by them is valid.
 
 A graph's nodes are each checked by opspec's rules, or typed and checked by the format's own
 engine (ONNX shape inference; OpenVINO, when installed), or not checked: the summary counts the three
@@ -45,8 +86,12 @@ exit codes:
   2  some input could not be read, is not JSON, or is not a descriptor, or the report
      could not be written (the worst case wins)
 
+  130 interrupted (Ctrl-C)
+
 formats:
-  text    file:line:column: severity rule: message, then a summary line
+  text    file:line:column: severity rule: message, then a summary line (--quiet: the summary
+          only); coloured at a terminal (NO_COLOR=1 turns it off, FORCE_COLOR=1 on)
+  gcc     file:line:column: error: message [RULE], as editors' problem matchers read
   json    one document: every file and descriptor, verdicts, outputs, findings, summary
   junit   JUnit XML, a testcase per descriptor (GitLab, Jenkins)
   sarif   SARIF 2.1.0 for GitHub code scanning
@@ -55,21 +100,100 @@ formats:
 
 
 def version() -> str:
+    from importlib import metadata
+
     try:
         return metadata.version("opspec")
     except metadata.PackageNotFoundError:  # run from a source tree that was never installed
         return "0+unknown"
 
 
-def _paths(names: Iterable[str]) -> list[tuple[str, Path | None]]:
-    """Each input as (name to report, path), directories expanded; stdin is ("-", None)."""
+class _Version(argparse.Action):
+    """--version, with the version looked up only when asked for."""
+
+    def __init__(self, option_strings: list[str], dest: str = argparse.SUPPRESS, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: Any) -> None:
+        print(f"{parser.prog} {version()}")  # on stdout, as argparse's own version action
+        parser.exit()
+
+
+def project_options(start: Path | None = None) -> dict[str, list[str]]:
+    """include, exclude and ignore from [tool.opspec] of the nearest pyproject.toml (the working
+    directory's, else its parents'); empty lists where there is none. A malformed table is a
+    ValueError naming the file."""
+    folder = (start or Path.cwd()).resolve()
+    for candidate in (folder, *folder.parents):
+        path = candidate / "pyproject.toml"
+        if path.is_file():
+            break
+    else:
+        return {"include": [], "exclude": [], "ignore": []}
+    try:
+        source = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path}: cannot read [tool.opspec]: {exc}") from None
+    if "opspec" not in source:  # no table of ours: not worth tomllib's import (~40 ms)
+        return {"include": [], "exclude": [], "ignore": []}
+    import tomllib
+
+    try:
+        table = tomllib.loads(source).get("tool", {}).get("opspec", {})
+    except tomllib.TOMLDecodeError as exc:
+        raise ValueError(f"{path}: cannot read [tool.opspec]: {exc}") from None
+    options = {}
+    for key in ("include", "exclude", "ignore"):
+        value = table.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+            raise ValueError(f"{path}: [tool.opspec] {key} must be a list of strings, got {value!r}")
+        options[key] = value
+    return options
+
+
+def _matches(patterns: Iterable[str], relatives: list[PurePosixPath], folders: bool) -> bool:
+    """Does a glob match one of a file's relative paths, its name, or (folders) a folder on its way?"""
+    for pattern in patterns:
+        for relative in relatives:
+            names = [relative.as_posix(), relative.name]
+            if folders:
+                names += [
+                    PurePosixPath(*relative.parts[: i + 1]).as_posix() for i in range(len(relative.parts) - 1)
+                ]
+                names += list(relative.parts[:-1])
+            if any(fnmatchcase(name, pattern) for name in names):
+                return True
+    return False
+
+
+def _relatives(file: Path, root: Path) -> list[PurePosixPath]:
+    relatives = [PurePosixPath(file.relative_to(root).as_posix())]
+    cwd, resolved = Path.cwd().resolve(), file.resolve()
+    if resolved.is_relative_to(cwd):  # else outside the working directory
+        relatives.append(PurePosixPath(resolved.relative_to(cwd).as_posix()))
+    return relatives
+
+
+def _paths(
+    names: Iterable[str], include: Iterable[str] = (), exclude: Iterable[str] = ()
+) -> list[tuple[str, Path | None]]:
+    """Each input as (name to report, path), directories expanded and their files selected by the
+    globs; stdin is ("-", None)."""
+    from app.formats.readers import walk
+
+    include, exclude = list(include), [*DEFAULT_EXCLUDE, *exclude]
     found: list[tuple[str, Path | None]] = []
     for name in names:
         path = Path(name)
         if name == "-":
             found.append((name, None))
         elif path.is_dir():
-            found.extend((str(file), file) for file in walk(path))
+            for file in walk(path):
+                relatives = _relatives(file, path)
+                if include and not _matches(include, relatives, folders=False):
+                    continue
+                if not _matches(exclude, relatives, folders=True):
+                    found.append((str(file), file))
         else:
             found.append((name, path))
     return found
@@ -81,6 +205,8 @@ GRAPH_SUFFIXES = (".onnx", ".xml")
 
 
 def _sources(paths: list[tuple[str, Path | None]], settings: Settings) -> Iterator[Source]:
+    from app.formats.source import Source, load
+
     max_bytes = settings.max_body_bytes
     for name, path in paths:
         if path is None:
@@ -123,15 +249,40 @@ def _node_bar(total: int):
     return update
 
 
-def run_check(names: Iterable[str], *, strict: bool = False, require_checked: bool = False) -> RunReport:
+def ignore_rules(file: FileReport, patterns: Iterable[str]) -> FileReport:
+    """The file with the findings of the ignored rules (ids or globs) dropped from its units; a unit
+    that was invalid only by them becomes valid. A file's own findings (unreadable, not JSON) and a
+    malformed unit stay as they are: what could not be read cannot be waved through."""
+    patterns = list(patterns)
+    if not patterns:
+        return file
+    for unit in file.units:
+        unit.findings = [f for f in unit.findings if not any(fnmatchcase(f.rule, p) for p in patterns)]
+        if unit.verdict == "invalid" and not any(f.severity == "error" for f in unit.findings):
+            unit.verdict = "valid"
+    return file
+
+
+def run_check(
+    names: Iterable[str],
+    *,
+    strict: bool = False,
+    require_checked: bool = False,
+    include: Iterable[str] = (),
+    exclude: Iterable[str] = (),
+    ignore: Iterable[str] = (),
+) -> RunReport:
+    from app.core.config import get_settings
     from app.formats.graph import PROGRESS
+    from app.formats.readers import read_source
 
     report = RunReport(version=version(), strict=strict, require_checked=require_checked)
-    paths = _paths(names)
+    paths = _paths(names, include, exclude)
+    ignore = list(ignore)
     token = PROGRESS.set(_node_bar if len(paths) < PROGRESS_MIN_FILES else None)
     try:
         for source in _progress(_sources(paths, get_settings()), len(paths)):
-            report.add(read_source(source))
+            report.add(ignore_rules(read_source(source), ignore))
     finally:
         PROGRESS.reset(token)
     if report.files and all(file.read for file in report.files):
@@ -140,7 +291,29 @@ def run_check(names: Iterable[str], *, strict: bool = False, require_checked: bo
 
 
 def _check(args: argparse.Namespace) -> int:
-    return _emit(run_check(args.files, strict=args.strict, require_checked=args.require_checked), args)
+    try:
+        options = project_options()
+    except ValueError as exc:
+        print(f"opspec check: {exc}", file=sys.stderr)
+        return EXIT_MALFORMED
+    include, exclude = options["include"] + args.include, options["exclude"] + args.exclude
+    report = run_check(
+        args.files,
+        strict=args.strict,
+        require_checked=args.require_checked,
+        include=include,
+        exclude=exclude,
+        ignore=options["ignore"] + args.ignore,
+    )
+    if not report.files:
+        folders = ", ".join(args.files)
+        print(
+            f"opspec check: no descriptor or graph files in {folders} (searched for *.json, *.onnx and "
+            "OpenVINO IR *.xml; see --include and --exclude)",
+            file=sys.stderr,
+        )
+        return EXIT_MALFORMED
+    return _emit(report, args)
 
 
 VERIFY_HELP = """\
@@ -157,6 +330,7 @@ exit codes:
 
 
 def run_verify(args: argparse.Namespace) -> RunReport:
+    from app.core.config import get_settings
     from app.formats import verify_cases
 
     report = RunReport(version=version(), strict=args.strict, command="verify", unit_noun="cases")
@@ -167,12 +341,28 @@ def run_verify(args: argparse.Namespace) -> RunReport:
     return report
 
 
+def colour(stream: Any) -> bool:
+    """Colour for a terminal: NO_COLOR (any value but empty) turns it off, FORCE_COLOR (any value but
+    empty or 0) on; otherwise only where the stream is a terminal that is not dumb."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "") not in ("", "0"):
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty()) and os.environ.get("TERM") != "dumb"
+
+
 def _emit(report: RunReport, args: argparse.Namespace) -> int:
     writer = WRITERS[args.format]
     if args.format == "text":
-        writer = functools.partial(text.write, verbose=args.verbose)
+        coloured = args.output is None and colour(sys.stdout)
+        writer = functools.partial(text.write, verbose=args.verbose, quiet=args.quiet, colour=coloured)
     if args.output is None:
-        writer(report, sys.stdout)
+        try:
+            writer(report, sys.stdout)
+            sys.stdout.flush()
+        except BrokenPipeError:  # `opspec check . | head -2`: the reader has all it wanted
+            _quiet_stdout()
     else:
         try:
             with open(args.output, "w", encoding="utf-8") as out:
@@ -195,6 +385,13 @@ def _verify(args: argparse.Namespace) -> int:
     return _emit(run_verify(args), args)
 
 
+def _quiet_stdout() -> None:
+    """Standard output's reader went away: point it at /dev/null, so the flush at exit neither fails
+    nor prints a traceback (Python's documented recipe for SIGPIPE)."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+
+
 def _report_options(command: argparse.ArgumentParser, unit: str) -> None:
     """The options every reporting command (check, verify) shares; `unit` names what --verbose lists."""
     command.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
@@ -203,10 +400,12 @@ def _report_options(command: argparse.ArgumentParser, unit: str) -> None:
     command.add_argument(
         "-v", "--verbose", action="store_true", help=f"text: a line per {unit} with its outputs"
     )
+    command.add_argument("-q", "--quiet", action="store_true", help="text: the summary line only")
 
 
 def _serve(args: argparse.Namespace) -> int:
     from app.api import server
+    from app.core.config import get_settings
 
     settings = get_settings()  # main() has checked the OPSPEC_* variables
     # On SIGTERM uvicorn stops accepting, lets in-flight requests finish, then exits; with workers the
@@ -230,7 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="opspec", description="Check tensor-op descriptors against their specs."
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {version()}")
+    parser.add_argument("--version", action=_Version, help="show the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
     serve = commands.add_parser("serve", help="run the HTTP API (and the shape calculator page)")
     serve.add_argument("--host", help="address to bind (default from OPSPEC_HOST, else 127.0.0.1)")
@@ -256,6 +455,27 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="a graph node nothing checked (a kind neither opspec nor the format's engine checks) fails the run",
     )
+    check.add_argument(
+        "--include",
+        metavar="GLOB",
+        action="append",
+        default=[],
+        help="in folders, read only the files this glob matches (repeatable)",
+    )
+    check.add_argument(
+        "--exclude",
+        metavar="GLOB",
+        action="append",
+        default=[],
+        help="in folders, pass over these (repeatable)",
+    )
+    check.add_argument(
+        "--ignore",
+        metavar="RULE",
+        action="append",
+        default=[],
+        help="drop the findings of this rule id or glob of ids (repeatable)",
+    )
     check.add_argument("--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS)
     check.set_defaults(run=_check)
     verify = commands.add_parser(
@@ -277,19 +497,44 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+def _settings_faults(command: str) -> list[str]:
+    """A line per bad OPSPEC_* variable the command uses; one it does not use (OPSPEC_PORT for check)
+    is left at its default for this run, so it cannot stop the command."""
+    from pydantic import ValidationError
+
+    from app.core.config import Settings, get_settings
+
     try:
         get_settings()
-    except ValidationError as exc:  # a bad OPSPEC_* variable: one line per fault, never a traceback
-        for error in exc.errors():
-            name = "OPSPEC_" + "_".join(str(part) for part in error["loc"]).upper()
-            print(
-                f"opspec {args.command}: {name}={error.get('input')!r} is not valid: {error['msg']}",
-                file=sys.stderr,
-            )
-        return EXIT_MALFORMED
-    return args.run(args)
+    except ValidationError as exc:
+        errors = exc.errors()
+        unused = {str(e["loc"][0]) for e in errors if e["loc"] and str(e["loc"][0]) in SERVE_ONLY}
+        if command == "serve" or len(unused) < len(errors):
+            return [
+                f"opspec {command}: OPSPEC_{'_'.join(str(p) for p in e['loc']).upper()}={e.get('input')!r} "
+                f"is not valid: {e['msg']}"
+                for e in errors
+            ]
+        for key in [key for key in os.environ if key.upper() in {f"OPSPEC_{n.upper()}" for n in unused}]:
+            del os.environ[key]  # this process only: check and verify start no server
+        get_settings.cache_clear()
+        Settings()  # the rest was valid: this cannot fail
+    return []
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        faults = _settings_faults(args.command)
+        for line in faults:  # a bad OPSPEC_* variable: one line per fault, never a traceback
+            print(line, file=sys.stderr)
+        return EXIT_MALFORMED if faults else args.run(args)
+    except KeyboardInterrupt:
+        print("opspec: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # standard output closed early (help or version piped to head)
+        _quiet_stdout()
+        return EXIT_VALID
 
 
 if __name__ == "__main__":

@@ -76,7 +76,9 @@ class _Batch(msgspec.Struct):  # BatchRequest's shape; other keys are ignored, a
 
 _ONE = msgspec.json.Decoder(PlainReduceMax | PlainMax)
 _MANY = msgspec.json.Decoder(_Batch)
-_REFUSED = (msgspec.ValidationError, msgspec.DecodeError)  # a rule's ValueError arrives as ValidationError
+# A rule's ValueError arrives as ValidationError. A string whose bytes are not UTF-8 raises
+# UnicodeDecodeError, outside msgspec's own errors: pydantic answers it as the 422 it always was.
+_REFUSED = (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError)
 
 
 def descriptor(text: bytes) -> Descriptor | None:

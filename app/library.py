@@ -22,7 +22,7 @@ from app.core.config import Settings, get_settings
 from app.ops import BY_NAME, DESCRIPTOR
 from app.parsing import describe_errors
 
-__all__ = ["Malformed", "check_graph", "evaluate", "validate"]
+__all__ = ["Malformed", "check_graph", "evaluate", "validate", "verify"]
 
 
 class Malformed(ValueError):
@@ -71,6 +71,24 @@ def evaluate(descriptor: dict[str, Any], settings: Settings | None = None) -> di
         "kind": verdict.kind,
         "outputs": outputs,
         "diagnostics": [d.model_dump() for d in verdict.diagnostics],
+    }
+
+
+def verify(descriptor: dict[str, Any], settings: Settings | None = None) -> dict[str, Any]:
+    """The answer of POST /v1/verify, as a dict: kind, conformant, each output's comparison
+    (mismatches by class, the modelled implementations it is like), diagnostics. The descriptor's
+    inputs carry data and its outputs the implementation's answer (lists, base64 or NumPy arrays).
+
+    Raises what evaluate raises: Malformed, engine.Invalid, engine.NotEvaluable, payload.LimitExceeded."""
+    from app.core import verify as core_verify
+
+    parsed = _parse(descriptor)
+    result = core_verify.verify(BY_NAME[parsed.kind], parsed, settings or get_settings())
+    return {
+        "kind": result.kind,
+        "conformant": result.conformant,
+        "outputs": result.outputs,
+        "diagnostics": [d.model_dump() for d in result.diagnostics],
     }
 
 

@@ -64,7 +64,11 @@ def onednn_graph(nodes: int) -> bytes:
         shape, base = activation(index), 10 * index
         if index % 2 == 0:
             kind, attrs = "Convolution", CONV_ATTRS
-            inputs = [_lt(base, shape), _lt(base + 1, [16, 16, 3, 3], "constant"), _lt(base + 2, [16], "constant")]
+            inputs = [
+                _lt(base, shape),
+                _lt(base + 1, [16, 16, 3, 3], "constant"),
+                _lt(base + 2, [16], "constant"),
+            ]
         else:
             kind, attrs = "MatMul", {"transpose_a": False, "transpose_b": False}
             inputs = [_lt(base, shape), _lt(base + 1, [8, 8], "constant")]
@@ -115,18 +119,24 @@ def main() -> None:
         graphs.check(ours_data, settings, "onednn")
 
     def onnx_infer() -> None:
-        onnx.shape_inference.infer_shapes(onnx.load_model_from_string(theirs_data), check_type=True, strict_mode=True)
+        onnx.shape_inference.infer_shapes(
+            onnx.load_model_from_string(theirs_data), check_type=True, strict_mode=True
+        )
 
     wall = race(args.repeats, opspec, onnx_infer)
     cpu = race(args.repeats, opspec, onnx_infer, clock=time.process_time)
     n = args.nodes
-    print(f"{n:,} nodes, Convolution 16->16 3x3 and MatMul by [8, 8] in turn, each of its own shapes; best of {args.repeats}, taking turns")
+    print(
+        f"{n:,} nodes, Convolution 16->16 3x3 and MatMul by [8, 8] in turn, each of its own shapes; best of {args.repeats}, taking turns"
+    )
     print(f"  opspec check of the oneDNN Graph JSON ({len(ours_data):,} bytes): {wall[0] * 1e3:8.1f} ms wall, "
           f"{cpu[0] * 1e3:8.1f} ms CPU, {cpu[0] / n * 1e6:6.1f} us CPU per node")  # fmt: skip
     print(f"  onnx infer_shapes of the ONNX model ({len(theirs_data):,} bytes):  {wall[1] * 1e3:8.1f} ms wall, "
           f"{cpu[1] * 1e3:8.1f} ms CPU, {cpu[1] / n * 1e6:6.1f} us CPU per node")  # fmt: skip
     ratio = cpu[0] / cpu[1]
-    print(f"  ratio opspec / onnx: {wall[0] / wall[1]:.2f}x wall, {ratio:.2f}x CPU (goal: at most 2x): {verdict(ratio, 2.0)}")
+    print(
+        f"  ratio opspec / onnx: {wall[0] / wall[1]:.2f}x wall, {ratio:.2f}x CPU (goal: at most 2x): {verdict(ratio, 2.0)}"
+    )
 
     # The walk alone (the nodes checked, positions looked up), the file read beforehand: the part of the
     # check that is the ops' rules rather than the oneDNN JSON reader's.
@@ -149,7 +159,13 @@ def main() -> None:
         spec = REGISTRY[kind]
         descriptor = spec.descriptor.model_validate(body)
         count = 2000
-        (best,) = race(args.repeats, lambda: [check(spec, descriptor, settings) for _ in range(count)], clock=time.process_time)  # noqa: B023
+        (best,) = race(
+            args.repeats,
+            lambda spec=spec, descriptor=descriptor, count=count: [
+                check(spec, descriptor, settings) for _ in range(count)
+            ],
+            clock=time.process_time,
+        )
         print(f"  {kind} descriptor checked alone (parsed once): {best / count * 1e6:6.1f} us CPU each")
 
 

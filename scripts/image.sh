@@ -90,11 +90,14 @@ context_hash() {
 }
 
 # The clone's origin when it is an https URL (credentials dropped), for the image's source label;
-# empty for a local clone, so the label never names a place that is not this project's.
+# else the project's repository as pyproject.toml's [project.urls] names it (the Dockerfile's default).
 source_url() {
     local url rest authority
     url=$(git remote get-url origin 2>/dev/null || true)
-    [[ $url == https://* ]] || return 0
+    if [[ $url != https://* ]]; then
+        sed -n 's/^Repository *= *"\(.*\)"/\1/p' pyproject.toml | head -1
+        return 0
+    fi
     rest=${url#https://}
     authority=${rest%%/*}
     echo "https://${authority##*@}${rest#"$authority"}"

@@ -47,12 +47,13 @@ MALFORMED = {"malformed/cut.json": '{"kind": "Max",\n  "inputs": ['}
 
 
 def source_url() -> str:
-    """What scripts/image.sh labels as the source: the clone's https origin without credentials, or ''."""
+    """What scripts/image.sh labels as the source: the clone's https origin without credentials, else
+    the project's repository from pyproject.toml."""
     url = subprocess.run(
         ["git", "-C", str(ROOT), "remote", "get-url", "origin"], capture_output=True, text=True
     ).stdout.strip()
     if not url.startswith("https://"):
-        return ""
+        return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
     parts = urlsplit(url)
     return urlunsplit(parts._replace(netloc=parts.netloc.rpartition("@")[2]))
 

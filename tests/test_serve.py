@@ -131,3 +131,42 @@ def test_each_served_process_sets_the_switch_interval(monkeypatch) -> None:
     finally:
         sys.setswitchinterval(before)
         get_settings.cache_clear()
+
+
+def _stopped_status(command: list[str], cwd: Path | None = None) -> int:
+    """Start a server, wait until it answers, send SIGTERM to its process group, return its status."""
+    port = free_port()
+    env = {**os.environ, "OPSPEC_PORT": str(port), "OPSPEC_ACCESS_LOG": "false"}
+    server = subprocess.Popen(
+        command,
+        env=env,
+        cwd=cwd,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        os.killpg(server.pid, signal.SIGTERM)
+        return server.wait(timeout=60)
+    finally:
+        if server.poll() is None:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
+def test_sigterm_stops_one_worker_with_status_0_and_make_serve_as_the_readme_says() -> None:
+    """uvicorn raised the signal again after its graceful shutdown, so `opspec serve` died of it (143)
+    where the README said 0; `make serve` reports the signal it was sent whatever its recipe does."""
+    root = Path(__file__).resolve().parents[1]
+    assert _stopped_status([str(OPSPEC), "serve"]) == 0
+    assert _stopped_status(["make", "-s", "-o", ".venv/.installed", "serve"], cwd=root) == -signal.SIGTERM
+    readme = " ".join((root / "README.md").read_text().split())
+    assert "it finishes the requests in flight and `opspec serve` exits 0" in readme
+    assert "`make serve` itself then exits 130 or 143" in readme

@@ -15,6 +15,11 @@ class OpSummary(BaseModel):
     kind: str
     aliases: list[str]
     source: str
+    family: str = Field(
+        "",
+        description="The op family it belongs to (eltwise, binary, reduction, ...), by which the page groups "
+        "ops; empty for an op of its own (the four seed ops).",
+    )
     summary: str
 
 

@@ -9,6 +9,7 @@ app's BodyLimit, so it holds under any server.
 from __future__ import annotations
 
 import asyncio
+import signal
 import sys
 from typing import Any
 
@@ -65,7 +66,17 @@ def served_app() -> Any:
     return app
 
 
+def _stopped(signum: int, frame: Any) -> None:
+    raise SystemExit(0)
+
+
 def run(settings: Settings, host: str, port: int, workers: int = 1) -> None:
+    # uvicorn shuts down gracefully on SIGTERM and SIGINT, then raises the signal again under the
+    # handler it found: by default that killed the process (exit 143), where the README and a
+    # supervisor expect 0 for a stop asked for and done. This handler makes the re-raised signal a
+    # clean exit; a second signal during shutdown still forces it, as uvicorn has it.
+    for stop in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(stop, _stopped)
     uvicorn.run(
         "app.api.server:served_app",
         factory=True,

@@ -14,6 +14,7 @@ import ml_dtypes
 import numpy as np
 
 from app.core.numbers import clip
+from app.core.suggest import UnknownName
 
 Category = Literal["float", "signed", "unsigned", "bool", "raw"]
 
@@ -128,9 +129,12 @@ def canonical_dtype(name: str) -> str:
     """The canonical name for any accepted spelling; ValueError names the accepted ones."""
     found = _LOOKUP.get(name.lower()) if isinstance(name, str) else None
     if found is None:
-        raise ValueError(
-            f"unknown dtype {clip(repr(name))}; expected one of {', '.join(DTYPES)} "
-            "(OpenVINO, ONNX and NumPy spellings such as F32, int64, float16 are accepted too)"
+        raise UnknownName(
+            f"unknown dtype {clip(repr(name))}",
+            f"expected one of {', '.join(DTYPES)} "
+            "(OpenVINO, ONNX and NumPy spellings such as F32, int64, float16 are accepted too)",
+            name,
+            _LOOKUP,  # a near spelling suggests its canonical name: flaot32 -> f32
         )
     return found
 

@@ -28,9 +28,14 @@ from app.core.payload import Layout, values_to_array
 from app.core.shapes import is_static, numel
 
 SLICE_BYTES = 1 << 18  # text parsed at once: ~64K numbers, a few MB of Python objects at most
+# A list shorter than this stays in the body for the ordinary parse: lifting one costs a few parses and
+# array conversions of its own, worth it for a long list only. 100,000 one-value lists lifted each took
+# ~50 s of CPU; left in place they cost what the ordinary parse costs.
+MIN_LIFT_BYTES = 1 << 12
 _KEY = b'"data"'
 _NONFINITE = (b'"nan"', b'"inf"', b'"-inf"')
-_BLOCK = 1 << 16  # bytes scanned at once for brackets
+_BLOCK = 1 << 16  # at most this many bytes scanned at once for brackets
+_FIRST_BLOCK = 1 << 8  # the first scan of a list: doubled up to _BLOCK, so a short list costs its length
 _WHITESPACE = b" \t\n\r"
 
 
@@ -90,6 +95,9 @@ def lift(body: bytes) -> Lifted | None:
             end = _list_end(body, value)
             if end is None:
                 return None
+            if end - value < MIN_LIFT_BYTES:
+                at = body.find(_KEY, end)  # short: the ordinary parse reads it where it stands
+                continue
             name = f"opspec-data-{nonce}-{len(lists)}"
             parts += [body[done:value], b'"' + name.encode() + b'"']
             lists[name] = (value, end)
@@ -128,7 +136,9 @@ def _unescaped(body: bytes, at: int) -> bool:
 def _list_end(body: bytes, start: int) -> int | None:
     """One past the `]` that closes the list opening at `start`; None when the list holds any string
     other than "nan", "inf", "-inf" (a bracket inside a string would mislead the count)."""
-    end = _close(body, start + 1, 1, 0)
+    end = body.find(b"]", start + 1)
+    if end < 0 or body.find(b"[", start + 1, end) >= 0:  # nested: count the brackets
+        end = _close(body, start + 1, 1, 0)
     if end is None:
         return None
     quotes = body.count(b'"', start, end + 1)
@@ -140,8 +150,10 @@ def _list_end(body: bytes, start: int) -> int | None:
 def _close(body: bytes, start: int, depth: int, target: int, size: int | None = None) -> int | None:
     """The first `]` in body[start:size] that brings the bracket depth (`depth` at `start`) to `target`."""
     size = len(body) if size is None else size
+    step = _FIRST_BLOCK
     while start < size:
-        block = np.frombuffer(body, dtype=np.uint8, count=min(_BLOCK, size - start), offset=start)
+        block = np.frombuffer(body, dtype=np.uint8, count=min(step, size - start), offset=start)
+        step = min(2 * step, _BLOCK)
         at = np.flatnonzero((block == ord("[")) | (block == ord("]")))  # few: rows, not numbers
         steps = np.where(block[at] == ord("["), 1, -1)
         levels = np.cumsum(steps) + depth

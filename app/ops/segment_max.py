@@ -30,8 +30,19 @@ SPEC = "OpenVINO SegmentMax-16"
 NOTES = "SPEC-NOTES, SegmentMax-16"
 OPENVINO = "SPEC-NOTES, SegmentMax-16 (OpenVINO 2026.4 CPU)"
 FILL_MODES = ("ZERO", "LOWEST")
-# OpenVINO's CPU plugin works on these in f32 or i32 and so fills LOWEST segments with a wrong value.
-WRONG_LOWEST = frozenset({"f16", "s16", "u16", "u32", "u64"})
+# The types OpenVINO 2026.4's CPU plugin computes in a narrower one (SPEC-NOTES, measured): the values
+# are converted to it, the maximum taken there and converted back, and LOWEST is that type's lowest.
+COMPUTE_TYPE = {
+    "f16": "f32",
+    "f64": "f32",
+    "s16": "s32",
+    "s64": "s32",
+    "u16": "s32",
+    "u32": "s32",
+    "u64": "s32",
+}
+# So they fill LOWEST segments with another value than the spec's.
+WRONG_LOWEST = frozenset(COMPUTE_TYPE)
 
 
 def _fill_mode(value: Any) -> Any:
@@ -59,6 +70,7 @@ class SegmentMaxAttrs(Attrs):
         None,
         description="The stale name of fill_mode in the spec's XML examples: accepted with a warning. Give "
         "one of the two names, not both.",
+        json_schema_extra={"deprecated": True},  # the page shows it only when a descriptor uses it
     )
 
     @property
@@ -365,9 +377,6 @@ MISMATCH_CLASSES = (
     MismatchClass("segment_boundary", "The value belongs to a neighbouring segment: its maximum, or a row just "
                   "across the boundary."),
 )  # fmt: skip
-# The types OpenVINO's CPU plugin computes WRONG_LOWEST in, and so takes "lowest" from.
-COMPUTE_TYPE = {"f16": "f32", "s16": "s32", "u16": "s32", "u32": "s32", "u64": "s32"}
-assert set(COMPUTE_TYPE) == WRONG_LOWEST
 
 
 @dataclass(frozen=True)
@@ -453,11 +462,33 @@ def explain(case: Case, index: int, position: int, want: Any, got: Any, cls: str
     return None
 
 
+def _openvino_max(
+    data: np.ndarray, ids: np.ndarray, count: int, compute: np.dtype | None, is_float: bool
+) -> np.ndarray:
+    """Each segment's maximum as OpenVINO's CPU plugin takes it, NaN skipped (-inf where none is left),
+    in `compute` when it narrows data's type: values converted there (integers wrapping as C++'s casts do)
+    and the maxima converted back."""
+    work = data if compute is None else _cast(data, compute)
+    if is_float:
+        wide = widen(work)
+        result = segment_max(np.where(np.isnan(wide), -np.inf, wide).astype(wide.dtype), ids, count, -np.inf)
+    else:
+        result = segment_max(work, ids, count, 0)
+    return _cast(result, data.dtype)
+
+
+def _cast(values: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    with np.errstate(over="ignore", invalid="ignore"):
+        return values.astype(dtype)
+
+
 def _openvino_cpu(d: SegmentMaxOp, arrays: Sequence[np.ndarray], expected: Sequence[np.ndarray]) -> Modelled:
-    """NaN skipped, the lowest value for a segment of only NaN or -inf, LOWEST taken in the compute type."""
+    """NaN skipped, the lowest value for a segment of only NaN or -inf; f16 and f64 computed in f32, s16,
+    s64, u16, u32 and u64 in s32 (values converted), and LOWEST taken in that compute type."""
     data, ids, spec = arrays[0], arrays[1], expected[0]
     dtype = d.inputs[0].dtype
     is_float = DTYPES[dtype].is_float
+    compute = COMPUTE_TYPE.get(dtype)
     count = spec.shape[0]
     kept = count_below(ids, count)
     inner = math.prod(data.shape[1:])  # explicit: reshape cannot infer it from no rows
@@ -466,19 +497,31 @@ def _openvino_cpu(d: SegmentMaxOp, arrays: Sequence[np.ndarray], expected: Seque
     present = np.zeros(count, dtype=bool)
     present[ids[:kept]] = True
     has_nan = np.zeros(count, dtype=bool)
+    out = _openvino_max(data, ids, count, None if compute is None else DTYPES[compute].numpy, is_float)
+    own = out  # the same model computed in data's own type: what the conversion changed
+    if compute is not None:
+        own = _openvino_max(data, ids, count, None, is_float)
     if is_float:
-        wide = widen(data)
-        nan = np.isnan(wide)
+        nan = np.isnan(widen(data))
         has_nan[ids[:kept][nan[:kept].reshape(kept, inner).any(axis=1)]] = True
-        result = segment_max(np.where(nan, -np.inf, wide).astype(wide.dtype), ids, count, -np.inf)
-        only = np.isneginf(result) & present.reshape((count,) + (1,) * (result.ndim - 1))
-        out = result.astype(data.dtype)
+        only = np.isneginf(widen(out).astype(np.float64)) & present.reshape((count,) + (1,) * (out.ndim - 1))
+        out = out.copy()
         out[only] = lowest
-    else:
-        out = segment_max(data, ids, count, 0)
+        own = own.copy()
+        own[
+            np.isneginf(widen(own).astype(np.float64)) & present.reshape((count,) + (1,) * (own.ndim - 1))
+        ] = lowest
     out[~present] = fill
+    own[~present] = fill
     differ = ~equal_bits(out, spec, is_float).reshape(count, inner).all(axis=1)
+    converted = differ & present & ~equal_bits(out, own, is_float).reshape(count, inner).all(axis=1)
     parts = []
+    if converted.any():
+        parts.append(
+            f"values computed in {compute} (converted from {dtype}, and back) in "
+            f"{listing('segment', np.flatnonzero(converted).tolist())}"
+        )
+    differ &= ~converted
     for what, segments in (
         ("NaN ignored in", differ & has_nan),
         (f"the lowest value {encode(np.asarray(lowest), dtype, as_base64=False)} for a segment of only NaN or "
@@ -494,10 +537,11 @@ def _openvino_cpu(d: SegmentMaxOp, arrays: Sequence[np.ndarray], expected: Seque
 IMPLEMENTATIONS = (
     Implementation(
         "OpenVINO 2026.4 CPU",
-        f"{OPENVINO}: NaN skipped within a segment; the lowest value for a segment of only NaN or -inf; LOWEST "
-        "computed in f32 (f16) or i32 (s16, u16, u32, u64) and cast, so f16 fills -inf and s16 0; u16's cast "
-        "gives 0, the spec's own value. Recorded: specs/segment_max.json, the \"verify: OpenVINO's CPU answer\" "
-        "cases",
+        f"{OPENVINO}: NaN skipped within a segment; the lowest value for a segment of only NaN or -inf; f16 and "
+        "f64 computed in f32, s16, s64, u16, u32 and u64 in i32 (values converted: a u32 of 4,000,000,000 becomes "
+        "negative and loses its segment's maximum), f32, bf16, s8, s32, u8 and boolean in their own type; so "
+        "LOWEST fills f32's lowest for f64, -inf for f16, i32's lowest for s64, 0 for s16 and u16, 2^31 for u32, "
+        '2^64 - 2^31 for u64. Recorded: specs/segment_max.json, the "verify: OpenVINO\'s CPU answer" cases',
         _openvino_cpu,
     ),
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TextIO
 
-from app.report import github, junit, sarif, text
+from app.report import gcc, github, junit, sarif, text
 from app.report import json as json_report
 from app.report.model import RunReport
 
@@ -21,4 +21,5 @@ WRITERS: dict[str, Writer] = {
     "junit": junit.write,
     "sarif": sarif.write,
     "github": github.write,
+    "gcc": gcc.write,
 }

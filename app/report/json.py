@@ -27,6 +27,7 @@ def unit_dict(unit: Unit) -> dict[str, Any]:
         "name": unit.name,
         "kind": unit.kind,
         "verdict": unit.verdict,
+        "valid": unit.verdict == "valid",  # the word the HTTP API's answers use
         "line": unit.line,
         "column": unit.column,
         "outputs": unit.outputs,

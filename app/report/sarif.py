@@ -12,6 +12,8 @@ from app.report.locations import relative
 from app.report.model import RunReport
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+# The project's home, as pyproject.toml's [project.urls] and the image's source label give it.
+INFORMATION_URI = "https://github.com/opspec/opspec"
 LEVELS = {"error": "error", "warning": "warning", "info": "note"}
 
 
@@ -45,6 +47,7 @@ def document(report: RunReport) -> dict[str, Any]:
     driver: dict[str, Any] = {
         "name": report.tool,
         "version": report.version,
+        "informationUri": INFORMATION_URI,
         "rules": [
             {
                 "id": rule.id,

@@ -65,21 +65,38 @@ def _shape(shape: list[int | str] | None) -> str:
     return "[" + ", ".join("?" if dim == -1 else str(dim) for dim in shape) + "]"
 
 
-def finding_line(path: str, finding: Finding) -> str:
+# ANSI SGR codes for a terminal: the severity word in its colour, the place in bold.
+_COLOURS = {"error": "31", "warning": "33", "info": "36", "valid": "32", "invalid": "31", "malformed": "31"}
+
+
+def _paint(text: str, code: str, colour: bool) -> str:
+    return f"\x1b[{code}m{text}\x1b[0m" if colour else text
+
+
+def finding_line(path: str, finding: Finding, colour: bool = False) -> str:
     message = finding.message.replace("\n", "\n    ")  # a message's later lines stay under it
-    return f"{compiler_style(path, finding.line, finding.column)}: {finding.severity} {finding.rule}: {message}\n"
+    where = _paint(compiler_style(path, finding.line, finding.column), "1", colour)
+    severity = _paint(finding.severity, _COLOURS[finding.severity], colour)
+    return f"{where}: {severity} {finding.rule}: {message}\n"
 
 
-def write(report: RunReport, out: TextIO, *, verbose: bool = False) -> None:
-    """`verbose` adds a line per unit: where it is, its kind, verdict and outputs."""
-    for file in report.files:
+def write(
+    report: RunReport, out: TextIO, *, verbose: bool = False, quiet: bool = False, colour: bool = False
+) -> None:
+    """`verbose` adds a line per unit: where it is, its kind, verdict and outputs; `quiet` writes the
+    summary line only; `colour` paints severities and verdicts for a terminal."""
+    for file in [] if quiet else report.files:
         for finding in file.findings:
-            out.write(finding_line(file.path, finding))
+            out.write(finding_line(file.path, finding, colour))
         for unit in file.units:
             if verbose:
                 where = compiler_style(file.path, unit.line, unit.column)
                 label = f" {unit.name}" if unit.name else ""
-                out.write(f"{where}:{label} {unit.kind or '?'} {unit.verdict} -> {_outputs(unit)}\n")
+                verdict = _paint(unit.verdict, _COLOURS[unit.verdict], colour)
+                out.write(f"{where}:{label} {unit.kind or '?'} {verdict} -> {_outputs(unit)}\n")
             for finding in unit.findings:
-                out.write(finding_line(file.path, finding))
-    out.write(summary_line(report.summary(), report.unit_noun) + "\n")
+                out.write(finding_line(file.path, finding, colour))
+    line = summary_line(report.summary(), report.unit_noun)
+    if colour:
+        line = _paint(line, "1;31" if report.exit_code() else "1;32", colour)
+    out.write(line + "\n")

@@ -266,6 +266,24 @@ def test_problem_bodies_list_at_most_max_diagnostics_errors(settings) -> None:
         )
 
 
+@pytest.mark.parametrize(
+    "body",
+    [
+        b'{"kind": "\xff\xfe"}',
+        b'{"kind": "Max", "inputs": [{"dtype": "f32\xff", "shape": [2]}]}',
+        b'{"kind": "Max", "inputs": [{"dtype": "f32", "shape": ["N\xc3"]}]}',
+    ],
+)
+def test_a_string_of_bytes_that_are_not_utf8_is_a_422(client, body) -> None:
+    """msgspec's first pass raised UnicodeDecodeError (not one of its own errors): a 500 from
+    /v1/validate, /v1/evaluate and the batch, where pydantic's parse had always answered 422."""
+    for route in ("/v1/validate", "/v1/evaluate", "/v1/validate/batch"):
+        payload = body if route != "/v1/validate/batch" else b'{"ops": [' + body + b"]}"
+        answer = post(client, route, payload)
+        assert answer.status_code == 422, (route, answer.text)
+        assert answer.json()["type"] == "/problems/malformed"
+
+
 # --- the event loop --------------------------------------------------------------------------------
 
 

@@ -27,7 +27,7 @@ def test_health(client) -> None:
 def test_list_ops(client) -> None:
     ops = {op["kind"]: op for op in client.get("/v1/ops").json()}
     assert ops["ReduceMax"]["source"] == "oneDNN Graph ReduceMax"
-    assert set(ops["ReduceMax"]) == {"kind", "aliases", "source", "summary"}
+    assert set(ops["ReduceMax"]) == {"kind", "aliases", "source", "family", "summary"}
 
 
 def test_op_detail(client) -> None:
@@ -119,7 +119,9 @@ def test_unknown_attribute_names_its_rule(client) -> None:
         "path": "attrs.keepdims",
         "type": "extra_forbidden",
         "rule": "ReduceMax.attrs.unknown",
-        "message": "unknown attribute 'keepdims' for ReduceMax; its attributes are: axes, keep_dims",
+        "message": "unknown attribute 'keepdims' for ReduceMax; did you mean 'keep_dims'? "
+        "its attributes are: axes, keep_dims",
+        "suggestions": ["keep_dims"],
     }
 
 

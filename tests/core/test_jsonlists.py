@@ -18,6 +18,13 @@ from app.core.payload import decode
 EVERY_BODY = Settings(inline_body_bytes=0)  # every body takes the fast path's turn
 
 
+@pytest.fixture(autouse=True)
+def every_list(monkeypatch) -> None:
+    """Every list, however short, takes the fast path's turn (the tests below that measure the
+    lifting itself set their own bound)."""
+    monkeypatch.setattr(jsonlists, "MIN_LIFT_BYTES", 0, raising=False)
+
+
 def outcome(body: bytes, settings: Settings | None):
     """Per input: (dtype, shape, bytes) of its decoded data, or the error; or the parse error."""
     try:
@@ -106,3 +113,49 @@ def test_peak_memory_stays_near_the_body(monkeypatch) -> None:
         tracemalloc.stop()
     assert np.array_equal(descriptor.inputs[0].data, values)
     assert peak < 4 * len(request)  # the ordinary parse: ~14x
+
+
+class _CountingNumpy:
+    """numpy, counting the bytes the bracket scan views (np.frombuffer is its only reader of the body)."""
+
+    def __init__(self) -> None:
+        self.viewed = 0
+
+    def frombuffer(self, buffer, dtype=None, count=-1, offset=0):
+        array = np.frombuffer(buffer, dtype=dtype, count=count, offset=offset)
+        self.viewed += array.size
+        return array
+
+    def __getattr__(self, name: str):
+        return getattr(np, name)
+
+
+@pytest.mark.parametrize("data", ["[1.0]", "[[1.0]]", "[[[1.0], [2.0]]]"])
+def test_lifting_many_short_lists_is_linear_in_the_body(monkeypatch, data) -> None:
+    """One Max of 100,000 one-value inputs (3.5 MB) took ~50 s of CPU: each list's close was looked for
+    in a 64 KiB block of the body, so the scan was quadratic. Now the work is a small multiple of the
+    body, whatever the lists' count and nesting."""
+    monkeypatch.setattr(jsonlists, "MIN_LIFT_BYTES", 0)  # even a one-value list is lifted: the worst case
+    counting = _CountingNumpy()
+    monkeypatch.setattr(jsonlists, "np", counting)
+    shape = [1] * data.count("[")
+    shape = [2, 1] if data.startswith("[[[") else shape
+    tensor = (
+        f'{{"dtype": "f32", "shape": {json.dumps(shape[1:] if len(shape) > 1 else [1])}, "data": {data}}}'
+    )
+    request = ('{"kind": "Max", "inputs": [' + ", ".join([tensor] * 20_000) + "]}").encode()
+    lifted = jsonlists.lift(request)
+    assert lifted is not None and len(lifted.lists) == 20_000
+    assert counting.viewed <= 16 * len(request)
+
+
+def test_short_lists_stay_for_the_ordinary_parse() -> None:
+    """Lifting a list costs a few parses of its own: only lists of MIN_LIFT_BYTES or more are lifted, so
+    their count is bounded by the body's size."""
+    jsonlists.MIN_LIFT_BYTES = 1 << 12  # the module's own value (the autouse fixture restores 0 after)
+    short = '{"dtype": "f32", "shape": [1], "data": [1.0]}'
+    long = json.dumps({"dtype": "f32", "shape": [2000], "data": [1.5] * 2000})
+    request = ('{"kind": "Max", "inputs": [' + ", ".join([short] * 1000 + [long]) + "]}").encode()
+    lifted = jsonlists.lift(request)
+    assert lifted is not None and len(lifted.lists) == 1
+    assert outcome(request, EVERY_BODY) == outcome(request, None)

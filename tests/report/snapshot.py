@@ -12,7 +12,7 @@ from pathlib import Path
 from app.report import WRITERS
 from app.report.model import RunReport
 
-SUFFIX = {"text": "txt", "json": "json", "junit": "xml", "sarif": "sarif", "github": "txt"}
+SUFFIX = {"text": "txt", "json": "json", "junit": "xml", "sarif": "sarif", "github": "txt", "gcc": "txt"}
 
 
 def render(report: RunReport, name: str) -> str:

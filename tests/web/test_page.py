@@ -182,7 +182,7 @@ def test_not_a_descriptor_shows_the_problem_beside_the_field(visit):
     shape = field(visit, "src shape")
     assert shape.get_attribute("aria-invalid") == "true"
     assert "dim -3 is negative" in visit.page.locator('.field[data-path="inputs[0].shape"]').inner_text()
-    assert "Not a descriptor yet" in result_text(visit)
+    assert "Invalid" in result_text(visit) and "422" not in result_text(visit)  # said as a broken rule is
     type_into(visit, "src shape", "2, 3 4")  # not readable at all: said on the spot, nothing sent
     assert 'dim 1 is "3 4"' in visit.page.locator('.field[data-path="inputs[0].shape"]').inner_text()
     assert "Fix the marked field" in result_text(visit)
@@ -355,7 +355,7 @@ def test_pasted_json_of_the_wrong_shapes_breaks_nothing(visit):
     editor = visit.page.get_by_label("descriptor JSON")
     odd = {"kind": "Max", "attrs": [1], "inputs": [1, None, {"dtype": "f32", "shape": "2,3"}]}
     visit.settle(lambda: editor.fill(json.dumps(odd)))
-    assert "Not a descriptor yet" in result_text(visit)
+    assert "Invalid" in result_text(visit)
     type_into(visit, "X1 shape", "2, 3")  # an edit turns the odd entry into a tensor
     assert from_fragment(visit.page.url)["inputs"][0] == {"dtype": "f32", "shape": [2, 3]}
     visit.settle(lambda: editor.fill('{"kind": "ReduceMax", "inputs": "src"}'))
@@ -365,8 +365,11 @@ def test_pasted_json_of_the_wrong_shapes_breaks_nothing(visit):
 
 def test_a_broken_link_says_so_and_shows_an_example(visit):
     visit.open("#d=not-base64-json")
-    assert "cannot be read" in visit.page.locator("#notice").inner_text()
+    notice = visit.page.locator("#notice").inner_text()
+    assert "This link is damaged" in notice and "atob" not in notice  # no browser's raw error
     assert field(visit, "kind").input_value() == "ReduceMax"
+    assert "Valid" not in result_text(visit)  # nothing shown as if it were the link's
+    visit.settle(lambda: visit.page.get_by_role("button", name="Show an example").click())
     assert "Valid" in result_text(visit)
 
 

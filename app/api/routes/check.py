@@ -183,7 +183,7 @@ def _answer_repeats(body: bytes, settings: Settings) -> Response | None:
     error by its `ops[i]` path."""
     try:
         raws = _RAW_BATCH.decode(body).ops
-    except (msgspec.ValidationError, msgspec.DecodeError):
+    except (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError):
         return None
     if len(raws) > settings.max_batch:
         return None

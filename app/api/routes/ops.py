@@ -18,7 +18,13 @@ router = APIRouter(prefix="/ops", tags=["ops"])
 
 
 def _summary(spec: OpSpec) -> dict:
-    return {"kind": spec.kind, "aliases": list(spec.aliases), "source": spec.source, "summary": spec.summary}
+    return {
+        "kind": spec.kind,
+        "aliases": list(spec.aliases),
+        "source": spec.source,
+        "family": spec.family,
+        "summary": spec.summary,
+    }
 
 
 def _port(port: Port) -> PortInfo:
@@ -31,7 +37,9 @@ def _port(port: Port) -> PortInfo:
     )
 
 
-@router.get("", response_model=list[OpSummary], summary="Every op: kind, aliases, source spec, summary")
+@router.get(
+    "", response_model=list[OpSummary], summary="Every op: kind, aliases, source spec, family, summary"
+)
 async def list_ops() -> list[dict]:
     return [_summary(spec) for spec in REGISTRY.values()]
 

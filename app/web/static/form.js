@@ -43,8 +43,9 @@ function attrControl(prop) {
   return { type: "json" };
 }
 
-/** A tensor with the port's first dtype and an unknown shape: what a new input starts as. */
-export const blankTensor = (port) => ({ dtype: port?.dtypes?.[0] ?? "f32", shape: null });
+/** A tensor with the port's first dtype and no shape yet: what a new input starts as (the page checks
+ * nothing until a shape is typed; `*` is typed for an unknown rank). */
+export const blankTensor = (port) => ({ dtype: port?.dtypes?.[0] ?? "f32" });
 
 /** An op's minimal descriptor: its required inputs, no attributes set. */
 export function skeleton(kind, detail) {
@@ -210,17 +211,27 @@ export class Form {
   // --- the sections ---------------------------------------------------------------------------------
 
   kindPicker(d, ops, detail) {
-    const options = [];
+    // Grouped by family (GET /v1/ops gives each op's), the ops of no family under their source: with
+    // ~90 ops a flat list is a long scroll. The search box below narrows it by name.
+    const groups = new Map();
     for (const op of ops) {
-      options.push([op.kind, `${op.kind} (${op.source})`]);
-      for (const alias of op.aliases) options.push([alias, `${alias} (alias of ${op.kind})`]);
+      const label = op.family ? `${op.family} (${op.source})` : `seed ops: ${op.source}`;
+      if (!groups.has(label)) groups.set(label, []);
+      groups.get(label).push([op.kind, `${op.kind}`]);
+      for (const alias of op.aliases) groups.get(label).push([alias, `${alias} (alias of ${op.kind})`]);
     }
-    if (!options.some(([v]) => v === d.kind)) options.unshift([d.kind ?? "", `${d.kind ?? ""} (unknown)`]);
-    const control = this.select(options, d.kind ?? "", () => {});
+    const control = el("select");
+    const known = [...groups.values()].flat().some(([v]) => v === d.kind);
+    if (!known) control.append(el("option", { value: d.kind ?? "", text: `${d.kind ?? ""} (unknown)` }));
+    for (const [label, options] of groups) {
+      control.append(el("optgroup", { label }, ...options.map(([v, text]) => el("option", { value: v, text }))));
+    }
+    control.value = d.kind ?? "";
     // A new op is a new descriptor: rebuilt by the page, not patched here.
     control.addEventListener("change", () => this.hooks.onKind(control.value));
     const hint = detail ? `${detail.summary}` : "Pick one of the ops opspec knows.";
     const wrapper = this.field("kind", "kind", control, hint);
+    wrapper.append(this.opSearch(groups, control));
     if (detail?.examples?.length) {
       const examples = detail.examples.map((example, i) =>
         this.button(`Example ${i + 1}`, () => this.hooks.onLoad(clone(example)), {
@@ -230,6 +241,40 @@ export class Form {
       wrapper.append(el("div", { class: "examples" }, el("span", { text: "Load:" }), ...examples));
     }
     return wrapper;
+  }
+
+  /** "Find an op": a search box whose typed words narrow the picker to the ops whose names hold them. */
+  opSearch(groups, picker) {
+    const search = el("input", { type: "search", id: "op-search", placeholder: "e.g. reduce, relu, softmax" });
+    search.spellcheck = false;
+    const status = el("span", { class: "field__hint", id: "op-search-status", role: "status" });
+    search.addEventListener("input", () => {
+      const words = search.value.toLowerCase().split(/\s+/).filter(Boolean);
+      let matches = 0;
+      for (const option of picker.querySelectorAll("option")) {
+        const hit = words.every((w) => option.textContent.toLowerCase().includes(w) || option.parentElement.label?.toLowerCase().includes(w));
+        option.hidden = !hit && option.value !== picker.value;
+        if (hit) matches++;
+      }
+      for (const group of picker.querySelectorAll("optgroup")) {
+        group.hidden = [...group.children].every((o) => o.hidden);
+      }
+      status.textContent = words.length ? `${matches} op${matches === 1 ? "" : "s"} match` : "";
+    });
+    search.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter") return;
+      event.preventDefault();
+      const first = [...picker.querySelectorAll("option")].find((o) => !o.hidden && o.value !== picker.value);
+      if (first) this.hooks.onKind(first.value);
+    });
+    return el(
+      "div",
+      { class: "field field--search" },
+      el("label", { for: "op-search", class: "field__label", text: "find an op" }),
+      el("p", { class: "field__hint", text: "Type part of a name; Enter picks the first match." }),
+      search,
+      status,
+    );
   }
 
   attributes(d, detail) {
@@ -245,7 +290,9 @@ export class Form {
       else attrs()[name] = value;
     };
     const current = isObject(d.attrs) ? d.attrs : {};
-    const controls = Object.entries(props).map(([name, prop]) => {
+    // A stale spelling (deprecated in the schema) is a control only when the descriptor uses it.
+    const shown = Object.entries(props).filter(([name, prop]) => !prop.deprecated || name in current);
+    const controls = shown.map(([name, prop]) => {
       const path = `attrs.${name}`;
       const how = attrControl(prop);
       const hint = (required.has(name) ? "Required. " : "") + (prop.description ?? "");
@@ -341,7 +388,7 @@ export class Form {
             this.structural(() => {
               while (d.inputs.length < slots.length) d.inputs.push(blankTensor(port));
               const last = d.inputs[d.inputs.length - 1];
-              d.inputs.push({ dtype: last?.dtype ?? port.dtypes[0], shape: null });
+              d.inputs.push({ dtype: last?.dtype ?? port.dtypes[0] });
             }, idFor(`inputs[${slots.length}].shape`)),
           { id: "add-input" },
         ),

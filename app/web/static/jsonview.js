@@ -3,10 +3,11 @@
 import { parseJSON, pretty } from "./json.js";
 
 export class JsonView {
-  constructor(textarea, message, onChange) {
+  constructor(textarea, message, onChange, onStale = () => {}) {
     this.textarea = textarea;
     this.message = message;
     this.onChange = onChange;
+    this.onStale = onStale; // why the text is not a descriptor, while it is not
     this.editing = false; // the text is the person's: not rewritten until they leave it
     this.pending = 0; // a read waiting for typing to pause
     textarea.addEventListener("input", () => {
@@ -25,6 +26,8 @@ export class JsonView {
     if (this.editing) return;
     this.textarea.value = pretty(descriptor, "", 64);
     this.textarea.rows = Math.min(30, Math.max(6, this.textarea.value.split("\n").length + 1));
+    this.complain(null); // the text is the descriptor on screen again
+    this.onStale(null);
   }
 
   read() {
@@ -35,10 +38,12 @@ export class JsonView {
       value = parseJSON(this.textarea.value);
     } catch (error) {
       this.complain(`This is not JSON yet: ${error.message}`);
+      this.onStale("it is not JSON");
       return;
     }
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
       this.complain("A descriptor is a JSON object: {\"kind\": ..., \"attrs\": {...}, \"inputs\": [...]}");
+      this.onStale(Array.isArray(value) ? "it is a list; paste one descriptor at a time" : "it is not a JSON object");
       return;
     }
     this.complain(null);

@@ -4,7 +4,7 @@ import * as api from "./api.js";
 import { clone, stringify } from "./json.js";
 import { JsonView } from "./jsonview.js";
 import { mark } from "./marks.js";
-import { renderBar, render as renderResult } from "./result.js";
+import { onSuggestion, renderBar, render as renderResult } from "./result.js";
 import * as url from "./state.js";
 import { Form, skeleton } from "./form.js";
 
@@ -30,7 +30,34 @@ const form = new Form($("form"), {
   onLoad: (descriptor) => load(descriptor),
   inferred: () => page.inferred,
 });
-const json = new JsonView($("json"), $("json-msg"), (descriptor) => load(descriptor, { fromJson: true }));
+const json = new JsonView(
+  $("json"),
+  $("json-msg"),
+  (descriptor) => {
+    stale(null);
+    load(descriptor, { fromJson: true });
+  },
+  (why) => stale(why),
+);
+
+/** While the JSON view holds text that is not a descriptor, the result shown is for the last one that
+ * was: it is marked stale, with the reason, until the text is a descriptor again. */
+function stale(why) {
+  const region = $("result");
+  region.classList.toggle("result--stale", Boolean(why));
+  let note = $("stale-note");
+  if (!why) {
+    note?.remove();
+    return;
+  }
+  if (!note) {
+    note = document.createElement("p");
+    note.id = "stale-note";
+    note.className = "stale-note";
+    region.before(note);
+  }
+  note.textContent = `Out of date: the JSON below is not a descriptor (${why}). The result is for the last descriptor it held.`;
+}
 
 async function detailFor(kind) {
   const canonical = page.byName.get(kind);
@@ -45,20 +72,66 @@ async function load(descriptor, { fromJson = false, now = false } = {}) {
   draw(fromJson, { now });
 }
 
+/** What an alias implies, from the op's dtype table (a row whose `kind` is the alias): each port the
+ * row names gets its dtype (mli_krn_argmax_fx16: in fx16, out sa32). */
+function implied(descriptor, detail) {
+  const row = (detail?.dtypes ?? []).find((r) => r.kind === descriptor.kind);
+  if (!row) return;
+  const ports = [
+    ["inputs", detail.inputs],
+    ["outputs", detail.outputs],
+  ];
+  for (const [side, list] of ports) {
+    if (!Array.isArray(descriptor[side])) continue;
+    list.forEach((port, i) => {
+      const tensor = descriptor[side][i];
+      if (row[port.name] && tensor && typeof tensor === "object") tensor.dtype = row[port.name];
+    });
+  }
+}
+
 async function pickKind(kind) {
   const old = page.byName.get(page.descriptor.kind);
   if (old && old === page.byName.get(kind)) {
-    page.descriptor.kind = kind; // an alias of the same op keeps everything else
-    edited();
+    page.descriptor.kind = kind; // an alias of the same op keeps everything else but what it implies
+    implied(page.descriptor, page.detail);
+    draw(false);
+    $("f-kind")?.focus();
     return;
   }
   const detail = await detailFor(kind);
   page.descriptor = detail ? skeleton(kind, detail) : { kind, inputs: [] };
   if (detail && !detail.attributes?.properties) delete page.descriptor.attrs;
+  implied(page.descriptor, detail);
   page.detail = detail;
   draw(false);
   $("f-kind")?.focus();
 }
+
+/** A "did you mean" button: the name goes where the diagnostic's path points (an unknown attribute's
+ * value moves to the suggested name). */
+function applySuggestion(item, name) {
+  const d = page.descriptor;
+  const path = item.path || "kind";
+  if (path === "kind") {
+    d.kind = name;
+    load(d);
+    return;
+  }
+  const attr = /^attrs\.(.+)$/.exec(path);
+  if (attr && d.attrs && attr[1] in d.attrs) {
+    d.attrs[name] = d.attrs[attr[1]];
+    delete d.attrs[attr[1]];
+    load(d);
+    return;
+  }
+  const tensor = /^(inputs|outputs)\[(\d+)\]\.dtype$/.exec(path);
+  if (tensor && d[tensor[1]]?.[Number(tensor[2])]) {
+    d[tensor[1]][Number(tensor[2])].dtype = name;
+    load(d);
+  }
+}
+onSuggestion(applySuggestion);
 
 /** Draw the form again after an input was added or removed, keeping the keyboard's place. */
 function rebuild(focus) {
@@ -109,9 +182,23 @@ function changed(now = false) {
     show({ phase: "syntax", items });
     return;
   }
+  if (Array.isArray(page.descriptor.inputs) && page.descriptor.inputs.length && page.descriptor.inputs.every((t) => t && typeof t === "object" && !("shape" in t))) {
+    // A fresh form: nothing typed yet, so nothing to judge (Max would be "Valid -> f32[*]").
+    page.controller?.abort();
+    page.seq++;
+    page.inferred = null;
+    show({ phase: "incomplete", items: [] });
+    return;
+  }
   if (now) check();
   else page.timer = setTimeout(check, DEBOUNCE_MS);
 }
+
+const withoutOutputs = (d) => {
+  const copy = clone(d);
+  delete copy.outputs;
+  return copy;
+};
 
 const hasData = (d) =>
   Array.isArray(d.inputs) && d.inputs.length > 0 && d.inputs.every((t) => t && t.data !== undefined && t.data !== null);
@@ -131,15 +218,18 @@ async function check() {
     if (answer.status === 200) {
       const verdict = answer.body;
       let evaluation = null;
-      if (verdict.valid && hasData(descriptor)) {
-        evaluation = await api.evaluate(descriptor, controller.signal);
+      // Errors only in declared outputs: the inferred outputs and values are still worth showing.
+      const errors = verdict.diagnostics.filter((d) => d.severity === "error");
+      const outputsOnly = !verdict.valid && errors.length > 0 && errors.every((d) => /^outputs(\[|\.|$)/.test(d.path));
+      if ((verdict.valid || outputsOnly) && hasData(descriptor)) {
+        evaluation = await api.evaluate(outputsOnly ? withoutOutputs(descriptor) : descriptor, controller.signal);
       }
       const items = [...verdict.diagnostics];
       if (evaluation && evaluation.status !== 200) {
         for (const e of evaluation.body?.errors ?? []) items.push({ severity: "error", ...e });
       }
       page.inferred = verdict.outputs;
-      state = { phase: "verdict", verdict, evaluation, items };
+      state = { phase: "verdict", verdict, evaluation, items, outputsOnly };
     } else {
       const body = answer.body ?? {};
       const errors = body.errors?.length ? body.errors : [{ path: "", message: body.detail ?? "" }];
@@ -199,13 +289,44 @@ $("copy-link").addEventListener("click", () => copy(location.href, "The link"));
 
 // --- start ----------------------------------------------------------------------------------------------
 
+let damaged = false; // the page was opened from a link whose #d= part is not a descriptor
+
 function fromFragment() {
   try {
+    damaged = false;
     return url.read();
-  } catch (error) {
-    notice(`The link's #d= part cannot be read (${error.message}); an example is shown instead.`);
+  } catch {
+    // The browser's own words (atob's) mean nothing to a reader: say what is wrong and what to do.
+    damaged = true;
     return undefined;
   }
+}
+
+/** A damaged link: say so, keep nothing of it, and offer an example. */
+function damagedNotice() {
+  const box = $("notice");
+  box.replaceChildren(
+    "This link is damaged: its #d= part is not a descriptor (cut short or edited?), so nothing of it is shown. ",
+  );
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "button button--secondary";
+  button.id = "load-example";
+  button.textContent = "Show an example";
+  button.addEventListener("click", async () => {
+    notice(null);
+    const first = await api.getOp(page.ops[0].kind);
+    load(startingExample(first));
+  });
+  box.append(button);
+  box.hidden = false;
+}
+
+/** An op's first example as a starting point: without declared outputs, which the person never typed. */
+function startingExample(detail) {
+  const example = clone(detail.examples[0] ?? skeleton(detail.kind, detail));
+  delete example.outputs;
+  return example;
 }
 
 window.addEventListener("hashchange", () => {
@@ -237,7 +358,10 @@ async function start() {
   }
   if (!descriptor) {
     const first = await api.getOp(page.ops[0].kind);
-    descriptor = clone(first.examples[0] ?? skeleton(first.kind, first));
+    if (damaged) {
+      damagedNotice();
+      descriptor = skeleton(first.kind, first); // nothing of the damaged link
+    } else descriptor = startingExample(first);
   }
   await load(descriptor, { now: true });
 }

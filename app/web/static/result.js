@@ -4,6 +4,13 @@ import { Lit } from "./json.js";
 import { formatValue } from "./syntax.js";
 import { focusField } from "./marks.js";
 
+let suggest = null; // (item, name): put a suggested name where the item's path points (main.js)
+
+/** What a "did you mean" button does: main.js writes the name into the descriptor. */
+export function onSuggestion(handler) {
+  suggest = handler;
+}
+
 const GRID_CELLS = 4096; // beyond this a grid is unreadable anyway; the text view is cut as well
 const TEXT_CHARS = 20000;
 const SPECIAL = new Set(["NaN", "inf", "-inf", "-0"]); // values a reader must not take for others
@@ -153,6 +160,19 @@ function diagnosticsList(items, rules, marked) {
       li.append(about);
     }
     if (item.status) li.append(el("p", "diagnostic__rule", `Reference status: ${item.status}`));
+    if (item.suggestions?.length && suggest) {
+      // "Did you mean": each close name a button that puts it where the path points.
+      const row = el("p", "suggestions");
+      row.append(el("span", "suggestions__label", "Did you mean: "));
+      for (const name of item.suggestions) {
+        const button = el("button", "button button--secondary suggestions__button", name);
+        button.type = "button";
+        button.setAttribute("aria-label", `Use ${name} for ${item.path || "the kind"}`);
+        button.addEventListener("click", () => suggest(item, name));
+        row.append(button, " ");
+      }
+      li.append(row);
+    }
     list.append(li);
   });
   return box;
@@ -172,11 +192,13 @@ export function render(region, state, detail, marked = []) {
   } else if (state.phase === "syntax") {
     parts.push(verdictLine("problem", "Fix the marked field", `(${plural(state.items.length, "field")} cannot be read)`));
     parts.push(diagnosticsList(state.items, rules, marked));
+  } else if (state.phase === "incomplete") {
+    parts.push(verdictLine("pending", "Not checked yet", "(type each input's shape: 2, N, 4 · * for an unknown rank)"));
   } else if (state.phase === "problem") {
     const body = state.body ?? {};
-    // A 422 is what the API says of a request that is not (yet) a descriptor: a required attribute
-    // still empty, a negative dim. Its errors are listed one by one, so the joined detail is not.
-    parts.push(verdictLine("problem", "Not a descriptor yet", `(${state.status} ${body.title ?? ""})`.replace(" )", ")")));
+    // A 422 (not a descriptor yet: a required attribute still empty, a misspelled name) reads as the
+    // 200 answer of a broken rule does: Invalid, with its errors; no HTTP status on the page.
+    parts.push(verdictLine("invalid", "Invalid", `(${plural(state.items.length, "error")})`));
     if (!body.errors?.length) parts.push(el("p", "problem__detail", body.detail ?? ""));
     parts.push(diagnosticsList(state.items, rules, marked));
   } else if (state.phase === "verdict") {
@@ -186,7 +208,8 @@ export function render(region, state, detail, marked = []) {
     const problems = state.items.length ? diagnosticsList(state.items, rules, marked) : null;
     if (!verdict.valid) parts.push(problems);
     if (verdict.outputs) {
-      parts.push(el("h3", "result__heading", "Outputs"));
+      // Only declared outputs wrong: what inference gives is still shown, beside the errors.
+      parts.push(el("h3", "result__heading", verdict.valid ? "Outputs" : "Inferred outputs"));
       parts.push(outputsList(verdict.outputs, detail));
     } else {
       parts.push(el("p", "result__none", "The outputs cannot be inferred until the errors are fixed."));
@@ -197,7 +220,7 @@ export function render(region, state, detail, marked = []) {
     } else if (evaluation) {
       parts.push(el("h3", "result__heading", "Values"));
       parts.push(el("p", "problem__detail", `Not evaluated: ${evaluation.body?.detail ?? evaluation.status}`));
-    } else if (verdict.valid) {
+    } else if (verdict.valid || state.outputsOnly) {
       parts.push(el("p", "result__hint", "Give every input data to see the computed values."));
     }
     if (verdict.valid && problems) parts.push(problems);
@@ -216,7 +239,11 @@ export function renderBar(bar, state) {
     const summary = counts(verdict.diagnostics);
     text = [verdict.valid ? "✓ valid" : "✗ invalid", outputs && `→ ${outputs}`, summary && `(${summary})`];
   } else if (state.phase === "syntax") text = ["! fix the marked field"];
-  else if (state.phase === "problem") text = [`! not a descriptor: ${state.items[0]?.path || state.status}`];
+  else if (state.phase === "incomplete") text = ["… type each input's shape"];
+  else if (state.phase === "problem") {
+    kind = "invalid";
+    text = ["✗ invalid", `(${plural(state.items.length, "error")})`];
+  }
   else if (state.phase === "offline") text = ["! the service did not answer"];
   bar.className = `resultbar resultbar--${kind}`;
   bar.replaceChildren(...(text || []).filter(Boolean).map((t) => el("span", "", t)));
