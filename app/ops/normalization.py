@@ -26,6 +26,7 @@ from app.core.diagnostics import Rule
 from app.core.engine import Context
 from app.core.family import ONEDNN, Attr, In, Out, attr, build, constraints, rows
 from app.core.mismatch import Tolerance
+from app.core.numbers import show
 from app.core.shapes import Shape, broadcast_shapes, dims_conflict, format_shape
 
 FAMILY = "normalization"
@@ -105,17 +106,21 @@ def _rule(kind: str, name: str, statement: str, where: str, severity: str = "err
     return Rule(f"{kind}.{name}", statement, f"{_page(kind)}, {where}", severity)  # type: ignore[arg-type]
 
 
-def _epsilon(kind: str, d: Any, ctx: Context) -> bool:
-    epsilon = attr(d, "epsilon")
-    if epsilon is not None and not epsilon > 0:
+def _positive(kind: str, name: str, d: Any, ctx: Context, why: str) -> bool:
+    """An f32 attribute, when given, is one positive number (the wire's f32 type also reads a list)."""
+    value = attr(d, name)
+    if value is not None and (isinstance(value, list) or not value > 0):
         ctx.error(
-            f"{kind}.epsilon.range",
-            "attrs.epsilon",
-            f"epsilon is {epsilon}; {kind} needs a positive value (it is added to the variance before the "
-            "square root)",
+            f"{kind}.{name}.range",
+            f"attrs.{name}",
+            f"{name} is {show(value)}; {kind} needs one positive value{why}",
         )
         return False
     return True
+
+
+def _epsilon(kind: str, d: Any, ctx: Context) -> bool:
+    return _positive(kind, "epsilon", d, ctx, " (it is added to the variance before the square root)")
 
 
 def _vector(kind: str, rule: str, d: Any, ctx: Context, index: int, size: Any, what: str) -> bool:
@@ -358,11 +363,8 @@ def _bn_forward_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
             f"momentum is not given and the page sets no default; oneDNN 3.13 weighs the running statistics "
             f"with {ONEDNN_MOMENTUM}, and so does evaluation here",
         )
-    elif not momentum > 0:
-        ctx.error(
-            f"{BNF}.momentum.range", "attrs.momentum", f"momentum is {momentum}; {BNF} needs a positive value"
-        )
-        ok = False
+    else:
+        ok &= _positive(BNF, "momentum", d, ctx, "")
     ok &= _pair(BNF, d, ctx, 3, "gamma and beta", "")
     shape, channels, usable = _bn_src(BNF, d, ctx)
     if usable:

@@ -216,7 +216,9 @@ def _empty_windows(kind: str, ctx: Context, window: Window, sizes: Sequence[Dim]
             continue
         k, s, dil = window.kernel[i], window.strides[i], window.dilations[i]
         for o in range(out):
-            if not any(0 <= o * s + tap * dil - pads[0] < size for tap in range(k)):
+            first = o * s - pads[0]  # where the window's first tap lands
+            t = 0 if first >= 0 else (-first + dil - 1) // dil  # the first tap at or after position 0
+            if not (t < k and first + t * dil < size):
                 ctx.warn(
                     f"{kind}.window.empty",
                     "attrs.kernel",
