@@ -751,6 +751,13 @@ def _group_norm_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
                 f"groups {groups} does not divide src's {channels} channels; each group needs an equal share",
             )
             ok = False
+    elif groups > 1 and usable:
+        ctx.warn(
+            f"{GN}.groups.unchecked",
+            "attrs.groups",
+            f"src's channel count is {'unknown' if channels is None else channels}: whether {groups} groups divide "
+            "it cannot be checked here",
+        )
     if usable:
         for index in (1, 2):
             ok &= _vector(GN, f"{GN}.channels", d, ctx, index, channels, "src's channel count")
@@ -809,6 +816,8 @@ GROUP_NORM = member(
         _rule(GN, "src.rank", "src has rank >= 2: a batch dim and a channel dim (data_format).", "General"),
         _rule(GN, "groups.range", "groups is in [1, C], C = src's channel count.", "attribute groups"),
         _rule(GN, "groups.divides", "groups divides src's channel count.", "attribute groups"),
+        _rule(GN, "groups.unchecked", "With src's channel count unknown (or a symbol) groups cannot be checked "
+              "against it.", "attribute groups", "warning"),
         _rule(GN, "channels", "gamma and beta are 1-D with src's channel count.", "note on gamma and beta"),
         *_affine_rules(GN, "gamma and beta"),
     ],

@@ -188,10 +188,11 @@ def test_symbols_flow_and_unknowns_stay_unknown() -> None:
     assert v.valid and [o.shape for o in v.outputs] == [("N", 4, 4, "C")] + [("C",)] * 4
 
 
-def test_groups_against_unknown_channels_warns_nothing_and_guesses_nothing() -> None:
+def test_groups_against_unknown_channels_warns_and_guesses_nothing() -> None:
     v = check({"kind": "GroupNorm", "attrs": {"groups": 3, "use_affine": False, "keep_stats": False},
                "inputs": [t(["N", 4, "C"])]})  # fmt: skip
     assert v.valid and v.outputs[0].shape == ("N", 4, "C")
+    assert rules(v, "warning") == {"GroupNorm.groups.unchecked"}
 
 
 @pytest.mark.parametrize(
