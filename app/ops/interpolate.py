@@ -57,6 +57,8 @@ def _rules(kind: str, backward: bool) -> list[Rule]:
     page = f"{ONEDNN} {kind}"
     rules = [
         Rule(f"{kind}.src.rank", "src has rank >= 3: N, C and at least one spatial dim.", f"{page}, General"),
+        Rule(f"{kind}.src.empty", "A spatial dim of size 0 stays 0: nothing interpolates into positions.",
+             f"{page}, General"),
         Rule(f"{kind}.sizes.missing", "sizes or scales is given (the attribute sizes, the input sizes or the "
              "attribute scales).", f"{page}, note on sizes and scales"),
         Rule(f"{kind}.sizes.rank", "sizes and scales have one entry per spatial dim; the sizes input is 1-D.",
@@ -198,6 +200,14 @@ def _forward(kind: str, d: Any, ctx: Context, sizes_input: int) -> tuple[Shape |
     out = _dst_sizes(kind, d, ctx, sizes_input, [shape[a] for a in axes])
     if out is None:
         return None, False
+    for i, (axis, size) in enumerate(zip(axes, out, strict=True)):
+        if shape[axis] == 0 and size != 0:
+            ctx.error(
+                f"{kind}.src.empty",
+                f"inputs[0].shape[{axis}]",
+                f"src's spatial dim {i} has size 0: there is nothing to interpolate into {size} positions",
+            )
+            return None, False
     dst = list(shape)
     for axis, size in zip(axes, out, strict=True):
         dst[axis] = size

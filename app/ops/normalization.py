@@ -776,9 +776,10 @@ def _group_norm(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any]) -> lis
     groups = d.attrs.groups
     # NCX order with the channels split into (groups, C / groups); each (n, g) a row
     ncx = np.moveaxis(x, c, 1)
-    split = ncx.reshape((x.shape[0], groups, -1))
+    per_group = ncx.shape[1] // groups * math.prod(ncx.shape[2:])  # explicit: N or C may be 0
+    split = ncx.reshape((x.shape[0], groups, per_group))
     with np.errstate(all="ignore"):
-        mean, var = _moments(split.reshape(x.shape[0] * groups, -1))
+        mean, var = _moments(split.reshape(x.shape[0] * groups, per_group))
         normed = (split - mean.reshape(x.shape[0], groups, 1)) * _inv_std(var, attr(d, "epsilon")).reshape(
             x.shape[0], groups, 1
         )

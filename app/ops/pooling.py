@@ -172,9 +172,10 @@ def _lists(kind: str, d: Any, ctx: Context, n: int | None) -> dict[str, list[int
 def _auto_pad(kind: str, d: Any, ctx: Context) -> str:
     spelling = attr(d, "auto_pad")
     mode = auto_pad_mode(spelling) or "none"
-    if (
-        spelling != ONEDNN_AUTO_PAD[mode] and "auto_pad" in d.attrs.model_fields_set
-    ):  # the default is no fault
+    given = (
+        d.attrs.auto_pad is not None and "auto_pad" in d.attrs.model_fields_set
+    )  # absent or null: the default
+    if given and spelling != ONEDNN_AUTO_PAD[mode]:
         ctx.warn(
             f"{kind}.onednn.auto_pad",
             "attrs.auto_pad",

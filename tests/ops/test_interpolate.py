@@ -249,3 +249,9 @@ def test_scales_are_finite_numbers(client, scales) -> None:
     body = '{"kind": "Interpolate", "attrs": {"mode": "nearest", "scales": ' + scales + '}, "inputs": []}'
     response = client.post("/v1/validate", content=body, headers={"content-type": "application/json"})
     assert response.status_code == 422 and "attrs.scales" in response.text
+
+
+def test_an_empty_spatial_dim_cannot_grow() -> None:
+    assert_errors({"kind": "Interpolate", "attrs": {"mode": "linear", "sizes": [4], "data_format": "NCX"},
+                   "inputs": [t([1, 2, 0])]}, {"Interpolate.src.empty"},
+                  "src's spatial dim 0 has size 0: there is nothing to interpolate into 4 positions")  # fmt: skip

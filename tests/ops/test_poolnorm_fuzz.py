@@ -49,10 +49,10 @@ def descriptors(draw):
                 if a.values
                 else draw(VALUES.get(a.type, st.none()))
             )
-            if value is None:
+            if value is None and draw(st.booleans()):
                 d["attrs"].pop(a.name, None)
             else:
-                d["attrs"][a.name] = value
+                d["attrs"][a.name] = value  # a JSON null among them
         elif change == "dim" and d["inputs"]:
             tensor = draw(st.sampled_from(d["inputs"]))
             if tensor["shape"]:
@@ -98,3 +98,20 @@ def test_never_raises_and_evaluates_what_it_infers(descriptor, seed) -> None:
         return
     for out, array in zip(verdict.outputs, outputs, strict=True):
         assert tuple(array.shape) == tuple(out.shape)
+
+
+def test_a_null_attribute_is_its_default() -> None:
+    from tests.ops.oracle.fixtures import check, run, t
+
+    v = check(
+        {"kind": "RMSNorm", "attrs": {"begin_norm_axis": None, "epsilon": None}, "inputs": [t([2, "N", 4])]}
+    )
+    assert v.valid and v.outputs[0].shape == (2, "N", 4)
+    _, (dst,) = run(
+        {"kind": "RMSNorm", "attrs": {"begin_norm_axis": None}, "inputs": [t([1, 2], data=[3, 4])]}
+    )
+    assert dst.shape == (1, 2)
+    v = check({"kind": "MaxPool", "attrs": {"kernel": [2], "strides": [1], "pads_begin": [0], "pads_end": [0],
+                                            "auto_pad": None, "rounding_type": None, "dilations": None},
+               "inputs": [t([1, 3, 1])]})  # fmt: skip
+    assert v.valid and not v.diagnostics and v.outputs[0].shape == (1, 2, 1)
