@@ -320,8 +320,8 @@ def build(
         examples=tuple(examples),
         family=family,
         tolerance=tolerance,
-        kernel_steps=kernel_steps,
         extra=fam,
+        kernel_steps=kernel_steps,
     )
     spec_holder.append(spec)
     return spec
