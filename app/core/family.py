@@ -38,7 +38,7 @@ from app.core.diagnostics import Rule
 from app.core.dtypes import DTYPES, describe
 from app.core.engine import Context, NotEvaluable
 from app.core.mismatch import Tolerance
-from app.core.numbers import Floats, Int64, Numbers, int64s_as_given, show
+from app.core.numbers import Float, Int64, Numbers, int64s_as_given, show
 from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port, StepCount
 from app.core.shapes import Shape
 
@@ -54,7 +54,7 @@ _PYTHON_TYPES: dict[str, Any] = {
     "s64": Int64,
     "s64[]": list[Int64],
     "f32": Numbers,
-    "f32[]": Floats,
+    "f32[]": list[Float],
     "bool": StrictBool,
     "string": StrictStr,
 }

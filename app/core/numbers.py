@@ -138,10 +138,10 @@ def _no_bools_or_strings(value: Any) -> Any:
 
 
 Numbers = Annotated[float | list[float], BeforeValidator(_no_bools_or_strings), AfterValidator(bounded)]
+Float = Annotated[float, BeforeValidator(_no_bools_or_strings), AfterValidator(bounded)]
+"""One finite number, never a bool or a string: an item of an f32 list attribute (oneDNN's scales)."""
 """An int64 or a finite float, or a list of them: what JSON can spell (1e400 parses as inf; NaN is not
 JSON)."""
-Floats = Annotated[list[float], BeforeValidator(_no_bools_or_strings), AfterValidator(bounded)]
-"""A list of finite numbers (a oneDNN f32[] attribute such as Interpolate's scales): no booleans or strings."""
 Int64s = Annotated[
     Integer | list[Integer],
     AfterValidator(bounded),
