@@ -360,12 +360,14 @@ def _check_attrs(kind: str, fam: Family, d: Any, ctx: Context) -> bool:
 
 
 def attr(d: Any, name: str, fam: Family | None = None) -> Any:
-    """An attribute's value, its default when absent."""
+    """An attribute's value, its default when absent (a JSON null counts as absent)."""
     value = getattr(d.attrs, name)
     if value is None and fam is not None:
         for a in fam.attrs:
             if a.name == name:
                 return a.default
+    if value is None:  # the model's field default is the Attr's (None for a required one)
+        return type(d.attrs).model_fields[name].default
     return value
 
 

@@ -18,6 +18,7 @@ from, with the same weights (sums in f32, dims in reverse order).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -56,6 +57,8 @@ def _rules(kind: str, backward: bool) -> list[Rule]:
     page = f"{ONEDNN} {kind}"
     rules = [
         Rule(f"{kind}.src.rank", "src has rank >= 3: N, C and at least one spatial dim.", f"{page}, General"),
+        Rule(f"{kind}.src.empty", "A spatial dim of size 0 stays 0: nothing interpolates into positions.",
+             f"{page}, General"),
         Rule(f"{kind}.sizes.missing", "sizes or scales is given (the attribute sizes, the input sizes or the "
              "attribute scales).", f"{page}, note on sizes and scales"),
         Rule(f"{kind}.sizes.rank", "sizes and scales have one entry per spatial dim; the sizes input is 1-D.",
@@ -77,11 +80,15 @@ def _rules(kind: str, backward: bool) -> list[Rule]:
 
 
 def _scaled(size: Dim, scale: float) -> Dim:
+    """floor(size * scale) with the product in f32 (oneDNN: static_cast<dim_t>(float(size) * scale));
+    0 for a scale that is not a positive finite f32 or a product beyond int64, which callers refuse."""
     if scale == 1:
         return size
     if not isinstance(size, int):
         return None
-    return int(F32(size) * F32(scale))  # oneDNN: static_cast<dim_t>(float(size) * scale)
+    with np.errstate(over="ignore"):
+        product = F32(size) * F32(scale)
+    return int(product) if np.isfinite(product) and 0 < product < 2.0**63 else 0
 
 
 def _dst_sizes(
@@ -121,15 +128,18 @@ def _dst_sizes(
     if scales is not None:
         if not _length(kind, ctx, "attrs.scales", "scales", len(scales), n):
             return None
-        out = [_scaled(size, scale) if scale > 0 else 0 for size, scale in zip(sizes_in, scales, strict=True)]
-        bad = [i for i, v in enumerate(out) if scales[i] <= 0 or (v == 0 and sizes_in[i] != 0)]
+        out = [
+            _scaled(size, scale) if 0 < scale < math.inf else 0
+            for size, scale in zip(sizes_in, scales, strict=True)
+        ]
+        bad = [i for i, v in enumerate(out) if not 0 < scales[i] < math.inf or (v == 0 and sizes_in[i] != 0)]
         for i in bad:
             ctx.error(
                 f"{kind}.scales.range",
                 f"attrs.scales[{i}]",
                 f"scales[{i}] is {show(scales[i])}: spatial dim {i} of size {sizes_in[i]} would become "
-                f"{_scaled(sizes_in[i], scales[i]) if scales[i] > 0 else 'non-positive'}; a scale must be positive "
-                "and give a size of at least 1",
+                f"{_scaled(sizes_in[i], scales[i]) if 0 < scales[i] < math.inf else 'no size'}; a scale must be "
+                "positive and finite and give a size of at least 1 (and at most 2^63 - 1)",
             )
         return None if bad else out
     ctx.error(f"{kind}.sizes.missing", "attrs", f"{kind} needs sizes or scales; neither is given")
@@ -190,6 +200,14 @@ def _forward(kind: str, d: Any, ctx: Context, sizes_input: int) -> tuple[Shape |
     out = _dst_sizes(kind, d, ctx, sizes_input, [shape[a] for a in axes])
     if out is None:
         return None, False
+    for i, (axis, size) in enumerate(zip(axes, out, strict=True)):
+        if shape[axis] == 0 and size != 0:
+            ctx.error(
+                f"{kind}.src.empty",
+                f"inputs[0].shape[{axis}]",
+                f"src's spatial dim {i} has size 0: there is nothing to interpolate into {size} positions",
+            )
+            return None, False
     dst = list(shape)
     for axis, size in zip(axes, out, strict=True):
         dst[axis] = size

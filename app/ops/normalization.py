@@ -26,6 +26,7 @@ from app.core.diagnostics import Rule
 from app.core.engine import Context
 from app.core.family import ONEDNN, Attr, In, Out, attr, build, constraints, rows
 from app.core.mismatch import Tolerance
+from app.core.numbers import show
 from app.core.shapes import Shape, broadcast_shapes, dims_conflict, format_shape
 
 FAMILY = "normalization"
@@ -105,17 +106,21 @@ def _rule(kind: str, name: str, statement: str, where: str, severity: str = "err
     return Rule(f"{kind}.{name}", statement, f"{_page(kind)}, {where}", severity)  # type: ignore[arg-type]
 
 
-def _epsilon(kind: str, d: Any, ctx: Context) -> bool:
-    epsilon = attr(d, "epsilon")
-    if epsilon is not None and not epsilon > 0:
+def _positive(kind: str, name: str, d: Any, ctx: Context, why: str) -> bool:
+    """An f32 attribute, when given, is one positive number (the wire's f32 type also reads a list)."""
+    value = attr(d, name)
+    if value is not None and (isinstance(value, list) or not value > 0):
         ctx.error(
-            f"{kind}.epsilon.range",
-            "attrs.epsilon",
-            f"epsilon is {epsilon}; {kind} needs a positive value (it is added to the variance before the "
-            "square root)",
+            f"{kind}.{name}.range",
+            f"attrs.{name}",
+            f"{name} is {show(value)}; {kind} needs one positive value{why}",
         )
         return False
     return True
+
+
+def _epsilon(kind: str, d: Any, ctx: Context) -> bool:
+    return _positive(kind, "epsilon", d, ctx, " (it is added to the variance before the square root)")
 
 
 def _vector(kind: str, rule: str, d: Any, ctx: Context, index: int, size: Any, what: str) -> bool:
@@ -358,11 +363,8 @@ def _bn_forward_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
             f"momentum is not given and the page sets no default; oneDNN 3.13 weighs the running statistics "
             f"with {ONEDNN_MOMENTUM}, and so does evaluation here",
         )
-    elif not momentum > 0:
-        ctx.error(
-            f"{BNF}.momentum.range", "attrs.momentum", f"momentum is {momentum}; {BNF} needs a positive value"
-        )
-        ok = False
+    else:
+        ok &= _positive(BNF, "momentum", d, ctx, "")
     ok &= _pair(BNF, d, ctx, 3, "gamma and beta", "")
     shape, channels, usable = _bn_src(BNF, d, ctx)
     if usable:
@@ -749,6 +751,13 @@ def _group_norm_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
                 f"groups {groups} does not divide src's {channels} channels; each group needs an equal share",
             )
             ok = False
+    elif groups > 1 and usable:
+        ctx.warn(
+            f"{GN}.groups.unchecked",
+            "attrs.groups",
+            f"src's channel count is {'unknown' if channels is None else channels}: whether {groups} groups divide "
+            "it cannot be checked here",
+        )
     if usable:
         for index in (1, 2):
             ok &= _vector(GN, f"{GN}.channels", d, ctx, index, channels, "src's channel count")
@@ -767,9 +776,10 @@ def _group_norm(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any]) -> lis
     groups = d.attrs.groups
     # NCX order with the channels split into (groups, C / groups); each (n, g) a row
     ncx = np.moveaxis(x, c, 1)
-    split = ncx.reshape((x.shape[0], groups, -1))
+    per_group = ncx.shape[1] // groups * math.prod(ncx.shape[2:])  # explicit: N or C may be 0
+    split = ncx.reshape((x.shape[0], groups, per_group))
     with np.errstate(all="ignore"):
-        mean, var = _moments(split.reshape(x.shape[0] * groups, -1))
+        mean, var = _moments(split.reshape(x.shape[0] * groups, per_group))
         normed = (split - mean.reshape(x.shape[0], groups, 1)) * _inv_std(var, attr(d, "epsilon")).reshape(
             x.shape[0], groups, 1
         )
@@ -807,6 +817,8 @@ GROUP_NORM = member(
         _rule(GN, "src.rank", "src has rank >= 2: a batch dim and a channel dim (data_format).", "General"),
         _rule(GN, "groups.range", "groups is in [1, C], C = src's channel count.", "attribute groups"),
         _rule(GN, "groups.divides", "groups divides src's channel count.", "attribute groups"),
+        _rule(GN, "groups.unchecked", "With src's channel count unknown (or a symbol) groups cannot be checked "
+              "against it.", "attribute groups", "warning"),
         _rule(GN, "channels", "gamma and beta are 1-D with src's channel count.", "note on gamma and beta"),
         *_affine_rules(GN, "gamma and beta"),
     ],

@@ -172,9 +172,10 @@ def _lists(kind: str, d: Any, ctx: Context, n: int | None) -> dict[str, list[int
 def _auto_pad(kind: str, d: Any, ctx: Context) -> str:
     spelling = attr(d, "auto_pad")
     mode = auto_pad_mode(spelling) or "none"
-    if (
-        spelling != ONEDNN_AUTO_PAD[mode] and "auto_pad" in d.attrs.model_fields_set
-    ):  # the default is no fault
+    given = (
+        d.attrs.auto_pad is not None and "auto_pad" in d.attrs.model_fields_set
+    )  # absent or null: the default
+    if given and spelling != ONEDNN_AUTO_PAD[mode]:
         ctx.warn(
             f"{kind}.onednn.auto_pad",
             "attrs.auto_pad",
@@ -216,7 +217,9 @@ def _empty_windows(kind: str, ctx: Context, window: Window, sizes: Sequence[Dim]
             continue
         k, s, dil = window.kernel[i], window.strides[i], window.dilations[i]
         for o in range(out):
-            if not any(0 <= o * s + tap * dil - pads[0] < size for tap in range(k)):
+            first = o * s - pads[0]  # where the window's first tap lands
+            t = 0 if first >= 0 else (-first + dil - 1) // dil  # the first tap at or after position 0
+            if not (t < k and first + t * dil < size):
                 ctx.warn(
                     f"{kind}.window.empty",
                     "attrs.kernel",

@@ -236,3 +236,22 @@ MUTATIONS = [
 @pytest.mark.parametrize(("what", "change", "rule"), MUTATIONS, ids=[m[0] for m in MUTATIONS])
 def test_a_mutated_benchdnn_file_gets_the_rule_at_a_line(what, change, rule) -> None:
     assert_mutation_located(DOCUMENT, change, rule)
+
+
+@pytest.mark.parametrize("scale", [1e30, -1.0, 0.0])
+def test_scales_beyond_any_size_are_errors_not_crashes(scale) -> None:
+    assert_errors({"kind": "Interpolate", "attrs": {"mode": "nearest", "scales": [scale], "data_format": "NCX"},
+                   "inputs": [t([1, 1, 4])]}, {"Interpolate.scales.range"}, "scales[0] is")  # fmt: skip
+
+
+@pytest.mark.parametrize("scales", ["[false]", '["2"]', "[1e400]"])
+def test_scales_are_finite_numbers(client, scales) -> None:
+    body = '{"kind": "Interpolate", "attrs": {"mode": "nearest", "scales": ' + scales + '}, "inputs": []}'
+    response = client.post("/v1/validate", content=body, headers={"content-type": "application/json"})
+    assert response.status_code == 422 and "attrs.scales" in response.text
+
+
+def test_an_empty_spatial_dim_cannot_grow() -> None:
+    assert_errors({"kind": "Interpolate", "attrs": {"mode": "linear", "sizes": [4], "data_format": "NCX"},
+                   "inputs": [t([1, 2, 0])]}, {"Interpolate.src.empty"},
+                  "src's spatial dim 0 has size 0: there is nothing to interpolate into 4 positions")  # fmt: skip

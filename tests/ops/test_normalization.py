@@ -188,10 +188,11 @@ def test_symbols_flow_and_unknowns_stay_unknown() -> None:
     assert v.valid and [o.shape for o in v.outputs] == [("N", 4, 4, "C")] + [("C",)] * 4
 
 
-def test_groups_against_unknown_channels_warns_nothing_and_guesses_nothing() -> None:
+def test_groups_against_unknown_channels_warns_and_guesses_nothing() -> None:
     v = check({"kind": "GroupNorm", "attrs": {"groups": 3, "use_affine": False, "keep_stats": False},
                "inputs": [t(["N", 4, "C"])]})  # fmt: skip
     assert v.valid and v.outputs[0].shape == ("N", 4, "C")
+    assert rules(v, "warning") == {"GroupNorm.groups.unchecked"}
 
 
 @pytest.mark.parametrize(
@@ -199,7 +200,7 @@ def test_groups_against_unknown_channels_warns_nothing_and_guesses_nothing() -> 
     [
         ({"kind": "BatchNormInference", "attrs": {"epsilon": 0.0},
           "inputs": [t([2, 3]), t([3]), t([3]), t([3]), t([3])]}, {"BatchNormInference.epsilon.range"},
-         "epsilon is 0.0; BatchNormInference needs a positive value"),
+         "epsilon is 0.0; BatchNormInference needs one positive value"),
         ({"kind": "BatchNormInference", "attrs": {"epsilon": 1.0, "data_format": "NCX"},
           "inputs": [t([2, 3, 5]), t([3]), t([5]), t([3]), t([3])]}, {"BatchNormInference.channels"},
          "beta has 5 elements; BatchNormInference needs src's channel count: 3"),
@@ -286,3 +287,9 @@ MUTATIONS = [
 @pytest.mark.parametrize(("what", "change", "rule"), MUTATIONS, ids=[m[0] for m in MUTATIONS])
 def test_a_mutated_benchdnn_file_gets_the_rule_at_a_line(what, change, rule) -> None:
     assert_mutation_located(DOCUMENT, change, rule)
+
+
+@pytest.mark.parametrize("epsilon", [[1.0, 2.0], -0.0])
+def test_epsilon_is_one_positive_number(epsilon) -> None:
+    assert_errors({"kind": "LayerNorm", "attrs": {"epsilon": epsilon, "use_affine": False}, "inputs": [t([2, 4])]},
+                  {"LayerNorm.epsilon.range"}, "LayerNorm needs one positive value")  # fmt: skip

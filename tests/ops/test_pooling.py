@@ -261,3 +261,9 @@ MUTATIONS = [
 @pytest.mark.parametrize(("what", "change", "rule"), MUTATIONS, ids=[m[0] for m in MUTATIONS])
 def test_a_mutated_benchdnn_file_gets_the_rule_at_a_line(what, change, rule) -> None:
     assert_mutation_located(DOCUMENT, change, rule)
+
+
+def test_an_empty_window_is_found_without_walking_a_huge_kernel() -> None:
+    d = {"kind": "MaxPool", "attrs": {"kernel": [10**12], "strides": [1], "pads_begin": [10**12 + 5],
+                                      "pads_end": [0], "data_format": "NCX"}, "inputs": [t([1, 1, 4])]}  # fmt: skip
+    assert_warns(d, "MaxPool.window.empty")
