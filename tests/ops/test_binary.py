@@ -376,6 +376,12 @@ def test_valid_shapes_are_inferred(client, kind, shapes, attrs, dtypes, shape) -
         ("Pow", [[2]], {}, None,
          ("Pow.attrs.required", "attrs", "Pow needs the attribute beta (f32: exponent, beta in the formula); it is not "
           "given")),
+        ("Pow", [[2]], {"beta": [2, 3]}, None,
+         ("Pow.beta.f32", "attrs.beta", "Pow: beta is a list of 2 values; beta is one f32 value, within "
+          "+-3.40282e+38")),
+        ("Pow", [[2]], {"beta": 1e39}, None,
+         ("Pow.beta.f32", "attrs.beta", "Pow: beta is 1e+39, beyond f32's range; beta is one f32 value, within "
+          "+-3.40282e+38")),
         ("Multiply", [[2], [2]], {}, ["s32", "s32"],
          ("Multiply.src_0.dtype", "inputs[0].dtype", "src_0 has dtype s32; Multiply accepts f32, f16, bf16 there")),
         ("GreaterEqual", [[2], [2]], {}, ["f32", "s32"],
