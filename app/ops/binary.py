@@ -668,7 +668,7 @@ def _prelu_backward_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
         if slope[0] != 1 and dims_conflict(slope[0], src[axis]):
             ctx.error("PReLUBackward.slope.shape", "inputs[1].shape[0]",
                       f"PReLUBackward: slope has {slope[0]} elements, but src {format_shape(src)} has {src[axis]} "
-                      f"channels (dim {axis}, data_format {attr(d, 'data_format')}) ; slope is {PRELU_BWD_RULES}")  # fmt: skip
+                      f"channels (dim {axis}, data_format {attr(d, 'data_format')}); slope is {PRELU_BWD_RULES}")  # fmt: skip
             return None
         return [src, slope]
     if not _right_aligned("PReLUBackward", ctx, src, slope, f"slope is {PRELU_BWD_RULES}"):

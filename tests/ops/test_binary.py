@@ -360,7 +360,7 @@ def test_valid_shapes_are_inferred(client, kind, shapes, attrs, dtypes, shape) -
           "with each dim, from the right, src's or 1")),
         ("PReLUBackward", [[2, 3, 4], [4], [2, 3, 4]], {"data_format": "NCX"}, None,
          ("PReLUBackward.slope.shape", "inputs[1].shape[0]", "PReLUBackward: slope has 4 elements, but src [2, 3, 4] "
-          "has 3 channels (dim 1, data_format NCX) ; slope is 1-D of src's channel count or of 1, or nD equal to "
+          "has 3 channels (dim 1, data_format NCX); slope is 1-D of src's channel count or of 1, or nD equal to "
           "src's shape without its first dim (PyTorch and TensorFlow cases)")),
         ("PReLUBackward", [[2, 3, 4], [3], [2, 3, 5]], {"data_format": "NCX"}, None,
          ("PReLUBackward.diff_dst.shape", "inputs[2].shape", "PReLUBackward: diff_dst [2, 3, 5] and src [2, 3, 4] "
