@@ -10,6 +10,7 @@ first, as oneDNN does). Each member is a row: its page, its dtype table, oneDNN'
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -23,7 +24,6 @@ from app.core.mismatch import Tolerance
 from app.core.shapes import Shape, broadcast_shapes, dims_conflict, format_shape
 
 FAMILY = "binary"
-EXACT = None  # one IEEE f32 operation and one rounding: the answer is defined bit for bit
 FLOATS = "f32 bf16 f16"
 
 AUTO_BROADCAST = Attr(
@@ -115,7 +115,7 @@ def _numpy_zeros(shapes: Sequence[Shape | None]) -> tuple[list[Shape | None], li
     return out, pads
 
 
-_INPUT = re.compile(r"\binputs? (\d+)")
+_INPUT = re.compile(r"\binputs? (\d+(?:, \d+)*)")
 
 
 def broadcast(kind: str, d: Any, ctx: Context, ports: Sequence[tuple[int, str]]) -> Shape | bool | None:
@@ -137,7 +137,7 @@ def broadcast(kind: str, d: Any, ctx: Context, ports: Sequence[tuple[int, str]])
         )
     for a in answer.assumptions:
         index, _ = ports[a.input]
-        message = _INPUT.sub(lambda m: names.get(m.group(1), m.group(0)), a.message)
+        message = _INPUT.sub(lambda m: ", ".join(names[k] for k in m.group(1).split(", ")), a.message)
         ctx.warn(f"{kind}.broadcast.assumption", f"inputs[{index}].shape[{a.axis - pads[a.input]}]", message)
     return False if answer.problems else answer.shape
 
@@ -429,7 +429,9 @@ def _bias_add(d: Any, arrays: Sequence[np.ndarray], out: Sequence[np.dtype]) -> 
 def channel_sum(values: np.ndarray, axis: int) -> np.ndarray:
     """The sum over every dim but `axis`, accumulated in f32 one position after another in row-major
     order of the other dims (np.cumsum is sequential; its last row is the sum)."""
-    return running_sum(np.moveaxis(values, axis, -1).reshape(-1, values.shape[axis]))
+    channels = values.shape[axis]
+    rows = math.prod(size for other, size in enumerate(values.shape) if other != axis)
+    return running_sum(np.moveaxis(values, axis, -1).reshape(rows, channels))
 
 
 def running_sum(rows: np.ndarray) -> np.ndarray:
@@ -666,7 +668,7 @@ def _prelu_backward_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
         if slope[0] != 1 and dims_conflict(slope[0], src[axis]):
             ctx.error("PReLUBackward.slope.shape", "inputs[1].shape[0]",
                       f"PReLUBackward: slope has {slope[0]} elements, but src {format_shape(src)} has {src[axis]} "
-                      f"channels (dim {axis}, data_format {attr(d, 'data_format')}) ; slope is {PRELU_BWD_RULES}")  # fmt: skip
+                      f"channels (dim {axis}, data_format {attr(d, 'data_format')}); slope is {PRELU_BWD_RULES}")  # fmt: skip
             return None
         return [src, slope]
     if not _right_aligned("PReLUBackward", ctx, src, slope, f"slope is {PRELU_BWD_RULES}"):
@@ -693,7 +695,9 @@ def _prelu_backward(d: Any, arrays: Sequence[np.ndarray], out: Sequence[np.dtype
         full = (1,) * (src.ndim - len(view)) + tuple(view)
         kept = [axis for axis, size in enumerate(full) if size != 1 or src.shape[axis] == 1]
         moved = np.moveaxis(each, kept, list(range(src.ndim - len(kept), src.ndim)))
-        flat = moved.reshape(-1, *[src.shape[a] for a in kept]) if kept else moved.reshape(-1)
+        sizes = [src.shape[a] for a in kept]
+        reduced = math.prod(size for axis, size in enumerate(src.shape) if axis not in kept)
+        flat = moved.reshape(reduced, *sizes)
         total = running_sum(flat)
     return [diff_src, np.asarray(total, np.float32).reshape(slope_in.shape)]
 
@@ -756,6 +760,19 @@ def _pow(d: Any, arrays: Sequence[np.ndarray], out: Sequence[np.dtype]) -> list[
         return [np.power(src, beta).astype(np.float32)]
 
 
+F32_MAX = float(np.finfo(np.float32).max)
+
+
+def _pow_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
+    beta = attr(d, "beta")
+    if isinstance(beta, list) or not abs(beta) <= F32_MAX:
+        given = f"a list of {len(beta)} values" if isinstance(beta, list) else f"{beta:g}, beyond f32's range"
+        ctx.error("Pow.beta.f32", "attrs.beta",
+                  f"Pow: beta is {given}; beta is one f32 value, within +-{F32_MAX:g}")  # fmt: skip
+        return None
+    return [d.inputs[0].shape]
+
+
 POW = build(
     "Pow",
     family=FAMILY,
@@ -764,9 +781,10 @@ POW = build(
     inputs=(In("src", "The base."),),
     outputs=(Out("dst", "src's shape and dtype."),),
     **one_float("src dst"),
-    shape=lambda d, ctx: [d.inputs[0].shape],
+    shape=_pow_shape,
     kernel=_pow,
     attrs=(Attr("beta", "f32", "exponent, beta in the formula.", required=True),),
+    rules=(Rule("Pow.beta.f32", "beta is one f32 value.", f"{_page('Pow')}, Operation attributes"),),
     notes=(
         "Computed as C's pow on src and beta in f64, rounded to f32, then once to dst: IEEE pow's special cases "
         "(x^0 = 1 even for NaN, a negative base with a non-integer beta gives NaN, (-0)^-1 = -inf).",

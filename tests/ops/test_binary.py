@@ -360,7 +360,7 @@ def test_valid_shapes_are_inferred(client, kind, shapes, attrs, dtypes, shape) -
           "with each dim, from the right, src's or 1")),
         ("PReLUBackward", [[2, 3, 4], [4], [2, 3, 4]], {"data_format": "NCX"}, None,
          ("PReLUBackward.slope.shape", "inputs[1].shape[0]", "PReLUBackward: slope has 4 elements, but src [2, 3, 4] "
-          "has 3 channels (dim 1, data_format NCX) ; slope is 1-D of src's channel count or of 1, or nD equal to "
+          "has 3 channels (dim 1, data_format NCX); slope is 1-D of src's channel count or of 1, or nD equal to "
           "src's shape without its first dim (PyTorch and TensorFlow cases)")),
         ("PReLUBackward", [[2, 3, 4], [3], [2, 3, 5]], {"data_format": "NCX"}, None,
          ("PReLUBackward.diff_dst.shape", "inputs[2].shape", "PReLUBackward: diff_dst [2, 3, 5] and src [2, 3, 4] "
@@ -376,6 +376,12 @@ def test_valid_shapes_are_inferred(client, kind, shapes, attrs, dtypes, shape) -
         ("Pow", [[2]], {}, None,
          ("Pow.attrs.required", "attrs", "Pow needs the attribute beta (f32: exponent, beta in the formula); it is not "
           "given")),
+        ("Pow", [[2]], {"beta": [2, 3]}, None,
+         ("Pow.beta.f32", "attrs.beta", "Pow: beta is a list of 2 values; beta is one f32 value, within "
+          "+-3.40282e+38")),
+        ("Pow", [[2]], {"beta": 1e39}, None,
+         ("Pow.beta.f32", "attrs.beta", "Pow: beta is 1e+39, beyond f32's range; beta is one f32 value, within "
+          "+-3.40282e+38")),
         ("Multiply", [[2], [2]], {}, ["s32", "s32"],
          ("Multiply.src_0.dtype", "inputs[0].dtype", "src_0 has dtype s32; Multiply accepts f32, f16, bf16 there")),
         ("GreaterEqual", [[2], [2]], {}, ["f32", "s32"],
