@@ -31,24 +31,24 @@ def coverage(summary: Summary) -> str:
 
 
 def summary_line(summary: Summary, noun: str = "descriptors") -> str:
-    files = f"{summary.files} file{'s' * (summary.files != 1)}"
+    files = f"{summary.files:,} file{'s' * (summary.files != 1)}"
     broken = []
     if summary.unreadable:
-        broken.append(f"{summary.unreadable} unreadable")
+        broken.append(f"{summary.unreadable:,} unreadable")
     if summary.invalid_files:
-        broken.append(f"{summary.invalid_files} invalid")
+        broken.append(f"{summary.invalid_files:,} invalid")
     if broken:
         files += f" ({', '.join(broken)})"
-    counts = f"{summary.valid} valid, {summary.invalid} invalid"
+    counts = f"{summary.valid:,} valid, {summary.invalid:,} invalid"
     if summary.malformed:
-        counts += f", {summary.malformed} malformed"
+        counts += f", {summary.malformed:,} malformed"
     said = coverage(summary)
     if said:
         counts = f"{said}; {counts}"
-    findings = f"{summary.errors} error{'s' * (summary.errors != 1)}, "
-    findings += f"{summary.warnings} warning{'s' * (summary.warnings != 1)}"
+    findings = f"{summary.errors:,} error{'s' * (summary.errors != 1)}, "
+    findings += f"{summary.warnings:,} warning{'s' * (summary.warnings != 1)}"
     if summary.infos:
-        findings += f", {summary.infos} note{'s' * (summary.infos != 1)}"
+        findings += f", {summary.infos:,} note{'s' * (summary.infos != 1)}"
     units = f"{summary.units:,} {noun.removesuffix('s') if summary.units == 1 else noun}"
     return f"{files}, {units}: {counts}; {findings}"
 
