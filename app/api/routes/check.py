@@ -1,5 +1,7 @@
 """Validate and evaluate: parse (FastAPI + the ops' tagged union), then hand over to the core."""
 
+import copy
+import functools
 from collections import Counter
 
 import msgspec
@@ -34,12 +36,18 @@ _EVALUATE_EXAMPLES = {
 }
 
 
+@functools.cache
+def _descriptor_schema() -> dict:
+    """The union's schema, made once (~0.3 s with 91 ops) for every route that shows it."""
+    schema = DESCRIPTOR.json_schema(ref_template="#/components/schemas/{model}")
+    schema.pop("$defs", None)
+    return schema
+
+
 def descriptor_body(examples: dict) -> dict:
     """The descriptor's schema for routes that parse the body themselves; the $refs resolve because
     the batch route's model puts every op's descriptor into the components."""
-    schema = DESCRIPTOR.json_schema(ref_template="#/components/schemas/{model}")
-    schema.pop("$defs", None)
-    content = {"application/json": {"schema": schema, "examples": examples}}
+    content = {"application/json": {"schema": copy.deepcopy(_descriptor_schema()), "examples": examples}}
     return {"requestBody": {"required": True, "content": content}}
 
 
