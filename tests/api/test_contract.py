@@ -42,6 +42,14 @@ checks.positive_data_acceptance.expected-statuses = ["200", "413"]
 )
 APP = create_app(Settings(access_log=False))
 schema = schemathesis.openapi.from_asgi("/openapi.json", APP, config=CONFIG)
+# The routes whose body is a descriptor take a union of 91 ops' schemas; drawing bodies from it takes
+# schemathesis minutes per example, past what `make test` can spend. There the per-op fuzz tests
+# (test_fuzz_ops, test_differential) send schema-valid and broken descriptors op by op, and
+# OPSPEC_CONTRACT_ALL=1 puts these routes back in this test (measured: POST /v1/validate and
+# /v1/evaluate alone ran past 150 s for 25 examples each).
+DESCRIPTOR_ROUTES = "^/v1/(validate|validate/batch|evaluate|verify)$"
+if not os.environ.get("OPSPEC_CONTRACT_ALL"):
+    schema = schema.exclude(path_regex=DESCRIPTOR_ROUTES)
 DOCUMENT = APP.openapi()
 schema.config.generation.update(modes=list(schemathesis.GenerationMode))
 
