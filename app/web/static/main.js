@@ -7,6 +7,7 @@ import { mark } from "./marks.js";
 import { renderBar, render as renderResult } from "./result.js";
 import * as url from "./state.js";
 import { Form, skeleton } from "./form.js";
+import "./graph.js";
 
 const DEBOUNCE_MS = 40; // a validate call takes a few ms; this only merges bursts of keystrokes
 
@@ -207,6 +208,9 @@ function fromFragment() {
     return undefined;
   }
 }
+
+// Back from the graph view: the address is the calculator's link again.
+document.addEventListener("opspec:calculator", () => page.descriptor && url.write(page.descriptor));
 
 window.addEventListener("hashchange", () => {
   const descriptor = fromFragment();
