@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import sys
 from collections.abc import Iterable, Iterator
 from importlib import metadata
@@ -170,7 +171,9 @@ def run_verify(args: argparse.Namespace) -> RunReport:
 def _emit(report: RunReport, args: argparse.Namespace) -> int:
     writer = WRITERS[args.format]
     if args.format == "text":
-        writer = functools.partial(text.write, verbose=args.verbose)
+        writer = functools.partial(
+            text.write, verbose=args.verbose, link_base=getattr(args, "link_base", None)
+        )
     if args.output is None:
         writer(report, sys.stdout)
     else:
@@ -255,6 +258,13 @@ def build_parser() -> argparse.ArgumentParser:
         "--require-checked",
         action="store_true",
         help="a graph node nothing checked (a kind neither opspec nor the format's engine checks) fails the run",
+    )
+    check.add_argument(
+        "--link-base",
+        metavar="URL",
+        default=os.environ.get("OPSPEC_LINK_BASE") or None,
+        help="the web page's URL (e.g. http://opspec.internal/): the text report adds under each finding of "
+        "a descriptor or graph node a link that opens it on the page (default from OPSPEC_LINK_BASE)",
     )
     check.add_argument("--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS)
     check.set_defaults(run=_check)

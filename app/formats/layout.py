@@ -35,7 +35,7 @@ class Layout(BaseModel):
 
 
 def _width(kind: str, name: str) -> float:
-    return max(104.0, min(280.0, 40 + CHAR * max(len(kind), len(name))))
+    return max(112.0, min(300.0, 56 + CHAR * max(len(kind), len(name))))
 
 
 def layout(nodes: list[dict[str, Any]], values: list[dict[str, Any]]) -> Layout:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TextIO
+import base64
+import json
+from typing import Any, TextIO
 
 from app.report.locations import compiler_style
 from app.report.model import Finding, RunReport, Summary, Unit
@@ -70,8 +72,17 @@ def finding_line(path: str, finding: Finding) -> str:
     return f"{compiler_style(path, finding.line, finding.column)}: {finding.severity} {finding.rule}: {message}\n"
 
 
-def write(report: RunReport, out: TextIO, *, verbose: bool = False) -> None:
-    """`verbose` adds a line per unit: where it is, its kind, verdict and outputs."""
+def page_link(base: str, descriptor: dict[str, Any]) -> str:
+    """The web page at `base` opened on this descriptor: `#d=` and the base64url of its compact JSON,
+    as the page's state.js writes it."""
+    compact = json.dumps(descriptor, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=str)
+    encoded = base64.urlsafe_b64encode(compact.encode()).decode().rstrip("=")
+    return f"{base.split('#', 1)[0]}#d={encoded}"
+
+
+def write(report: RunReport, out: TextIO, *, verbose: bool = False, link_base: str | None = None) -> None:
+    """`verbose` adds a line per unit: where it is, its kind, verdict and outputs; `link_base` (the
+    page's URL) a line under each finding of a descriptor or graph node that opens it on the page."""
     for file in report.files:
         for finding in file.findings:
             out.write(finding_line(file.path, finding))
@@ -80,6 +91,9 @@ def write(report: RunReport, out: TextIO, *, verbose: bool = False) -> None:
                 where = compiler_style(file.path, unit.line, unit.column)
                 label = f" {unit.name}" if unit.name else ""
                 out.write(f"{where}:{label} {unit.kind or '?'} {unit.verdict} -> {_outputs(unit)}\n")
+            link = page_link(link_base, unit.descriptor) if link_base and unit.descriptor else None
             for finding in unit.findings:
                 out.write(finding_line(file.path, finding))
+                if link:
+                    out.write(f"    {link}\n")
     out.write(summary_line(report.summary(), report.unit_noun) + "\n")

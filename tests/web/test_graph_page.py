@@ -193,6 +193,9 @@ def test_graph_screens(make_visit, size, viewport, scheme):
     visit.page.wait_for_timeout(100)
     assert "5000 ops" in status(visit)
     visit.page.screenshot(path=str(shot(f"graph-{size}-{scheme}-5000")))
+    visit.page.get_by_role("button", name="Fit to screen").click()
+    visit.page.wait_for_timeout(100)
+    visit.page.screenshot(path=str(shot(f"graph-{size}-{scheme}-5000-fit")))
     visit.page.locator("#graph-summary a").first.click()
     visit.page.wait_for_timeout(100)
     visit.page.screenshot(path=str(shot(f"graph-{size}-{scheme}-5000-selected")))
@@ -205,3 +208,18 @@ def shot(name: str) -> Path:
 
     SCREENSHOTS.mkdir(exist_ok=True)
     return SCREENSHOTS / f"{name}.png"
+
+
+def test_the_cli_link_opens_the_node_in_the_calculator(visit, tmp_path, capsys):
+    from app.cli import main
+
+    path = tmp_path / "forty.json"
+    path.write_text(onednn_text(40, error_at=19))
+    assert main(["check", "--link-base", f"{visit.origin}/", str(path)]) == 1
+    lines = capsys.readouterr().out.splitlines()
+    finding = next(i for i, line in enumerate(lines) if "ReduceMax.axes.range" in line)
+    link = lines[finding + 1].strip()
+    assert link.startswith(f"{visit.origin}/#d=")
+    visit.open(link.removeprefix(visit.origin + "/"))
+    result = visit.page.locator("#result").inner_text()
+    assert "Invalid" in result and "ReduceMax.axes.range" in result

@@ -338,6 +338,19 @@ export class GraphCanvas {
       ctx.stroke(path);
     }
     ctx.setLineDash([]);
+    // Zoomed far out, a node with findings is a mark at least 10 px high, so it is seen at once.
+    if (s < TEXT_SCALE) {
+      for (const kind of ["warning", "error"]) {
+        ctx.fillStyle = c[kind][1];
+        for (const i of visible) {
+          if (verdicts[i] !== kind) continue;
+          const b = boxes[i];
+          const h = Math.max(b.height, 10 / s);
+          const w = Math.max(b.width, 24 / s);
+          ctx.fillRect(b.x + b.width / 2 - w / 2, b.y + b.height / 2 - h / 2, w, h);
+        }
+      }
+    }
     // Search matches and the selection: a thick outline in the focus colour.
     const ring = (i, width) => {
       const b = boxes[i];
@@ -356,19 +369,19 @@ export class GraphCanvas {
       for (const i of visible) {
         const b = boxes[i];
         const node = nodes[i];
-        const cx = b.x + b.width / 2;
+        const cx = b.x + 10 + b.width / 2; // the left 20 px hold the verdict mark
         ctx.fillStyle = c.text;
         ctx.font = `700 12.5px ${c.sans}`;
-        ctx.fillText(fitText(ctx, node.kind, b.width - 12), cx, b.y + 15);
+        ctx.fillText(fitText(ctx, node.kind, b.width - 28), cx, b.y + 15);
         ctx.font = `11.5px ${c.mono}`;
         ctx.fillStyle = c.muted;
-        ctx.fillText(fitText(ctx, node.name, b.width - 12), cx, b.y + 31);
+        ctx.fillText(fitText(ctx, node.name, b.width - 28), cx, b.y + 31);
         const mark = verdicts[i] === "error" ? "✗" : verdicts[i] === "warning" ? "!" : verdicts[i] === "valid" ? "✓" : "";
         if (mark) {
           ctx.fillStyle = c[verdicts[i]][1];
-          ctx.font = `700 12px ${c.sans}`;
+          ctx.font = `700 14px ${c.sans}`;
           ctx.textAlign = "left";
-          ctx.fillText(mark, b.x + 6, b.y + 11);
+          ctx.fillText(mark, b.x + 7, b.y + b.height / 2);
           ctx.textAlign = "center";
         }
         if (node.checked_by && node.checked_by !== "opspec") {
