@@ -189,6 +189,8 @@ def test_graph_screens(make_visit, size, viewport, scheme):
     visit.page.locator("#graph-summary a").first.click()
     visit.page.wait_for_timeout(100)
     visit.page.screenshot(path=str(shot(f"graph-{size}-{scheme}-40-selected")), full_page=True)
+    if size == "desktop" and scheme == "light":  # the README's picture (docs/graph-view.png, made smaller)
+        visit.page.locator("#graph-main").screenshot(path=str(shot("graph-readme")))
     open_graph(visit, [json_file("big.json", onednn_text(5000, error_at=2500))])
     visit.page.wait_for_timeout(100)
     assert "5000 ops" in status(visit)
