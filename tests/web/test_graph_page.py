@@ -143,11 +143,18 @@ def test_an_ir_with_its_weights(visit, tmp_path):
     rows = {r["node"]: r for r in list_rows(visit)}
     assert rows["reduce"]["inputs"].startswith("f32[2, 6, 4]"), rows
     assert rows["reduce"]["outputs"] == "f32[2, 6]"
-    assert rows["reduce"]["verdict"] == "valid"
+    assert rows["reduce"]["verdict"].startswith("valid")
 
 
 def test_keyboard_search_and_the_list(visit):
     open_graph(visit, [json_file("forty.json", onednn_text(40, error_at=19))])
+    visit.page.locator(".graphview__paste summary").click()
+    unlabelled = visit.page.evaluate(
+        """() => [...document.querySelectorAll('#view-graph input, #view-graph textarea')]
+             .filter(c => !c.labels.length || ![...c.labels].some(l => l.offsetParent))
+             .map(c => c.id)"""
+    )
+    assert unlabelled == []
     canvas = visit.page.locator("#graph-canvas")
     canvas.focus()
     visit.page.keyboard.press("]")
@@ -225,3 +232,38 @@ def test_the_cli_link_opens_the_node_in_the_calculator(visit, tmp_path, capsys):
     visit.open(link.removeprefix(visit.origin + "/"))
     result = visit.page.locator("#result").inner_text()
     assert "Invalid" in result and "ReduceMax.axes.range" in result
+
+
+def test_a_dropped_file_is_opened_and_the_mouse_selects_and_pans(visit):
+    visit.open("#graph")
+    text = onednn_text(40, error_at=19)
+    visit.page.evaluate(
+        """(text) => {
+            const data = new DataTransfer();
+            data.items.add(new File([text], "dropped.json", { type: "application/json" }));
+            const target = document.getElementById("view-graph");
+            target.dispatchEvent(new DragEvent("dragover", { dataTransfer: data, bubbles: true, cancelable: true }));
+            target.dispatchEvent(new DragEvent("drop", { dataTransfer: data, bubbles: true, cancelable: true }));
+        }""",
+        text,
+    )
+    visit.page.wait_for_function("() => Number(document.documentElement.dataset.graphs || 0) > 0")
+    assert "dropped.json" in status(visit)
+    # The summary's link centres its node: a click at the drawing's centre selects it again.
+    visit.page.locator("#graph-summary a").first.click()
+    visit.page.get_by_role("button", name="List", exact=True).click()
+    visit.page.get_by_role("button", name="relu_0").click()
+    visit.page.get_by_role("button", name="Drawing", exact=True).click()
+    assert visit.page.locator("#graph-side-heading").inner_text() == "ReLU relu_0"
+    box = visit.page.locator("#graph-canvas").bounding_box()
+    centre = (box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    visit.page.mouse.click(*centre)
+    assert visit.page.locator("#graph-side-heading").inner_text() == "ReLU relu_0"
+    # A drag pans: the node leaves the centre, and a click there selects nothing new.
+    visit.page.mouse.move(*centre)
+    visit.page.mouse.down()
+    visit.page.mouse.move(centre[0] + 300, centre[1] + 200, steps=5)
+    visit.page.mouse.up()
+    visit.page.locator("#graph-summary a").first.click()
+    visit.page.mouse.click(*centre)
+    assert visit.page.locator("#graph-side-heading").inner_text() == "ReduceMax reduce_6"

@@ -341,7 +341,10 @@ function mode(name) {
   $("graph-show-drawing").setAttribute("aria-pressed", String(drawing));
   $("graph-show-list").setAttribute("aria-pressed", String(!drawing));
   for (const id of ["graph-zoom-in", "graph-zoom-out", "graph-fit"]) $(id).disabled = !drawing;
-  if (drawing) canvas.resize();
+  if (drawing) {
+    canvas.resize();
+    if (view.selected >= 0) canvas.reveal(view.selected); // chosen in the list: shown in the drawing
+  }
   else {
     list.render();
     if (view.selected >= 0) list.select(view.selected);

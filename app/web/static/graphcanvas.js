@@ -22,6 +22,12 @@ export function verdictOf(node) {
   return "valid";
 }
 
+/** The engine (onnx, openvino) whose own inference checked the node or typed its outputs; null: none. */
+export function engineOf(node) {
+  if (node.checked_by && node.checked_by !== "opspec") return node.checked_by;
+  return node.typed_by === "onnx" || node.typed_by === "openvino" ? node.typed_by : null;
+}
+
 function palette() {
   const css = getComputedStyle(document.documentElement);
   const v = (name) => css.getPropertyValue(name).trim();
@@ -384,12 +390,13 @@ export class GraphCanvas {
           ctx.fillText(mark, b.x + 7, b.y + b.height / 2);
           ctx.textAlign = "center";
         }
-        if (node.checked_by && node.checked_by !== "opspec") {
-          // typed and checked by another engine: a small tag in the corner
+        const engine = engineOf(node);
+        if (engine) {
+          // checked or typed by another engine's own inference: a small tag in the corner
           ctx.font = `700 9.5px ${c.sans}`;
           ctx.fillStyle = c.accent;
           ctx.textAlign = "right";
-          ctx.fillText(node.checked_by === "openvino" ? "OpenVINO" : node.checked_by.toUpperCase(), b.x + b.width - 5, b.y + 10);
+          ctx.fillText(engine === "openvino" ? "OpenVINO" : engine.toUpperCase(), b.x + b.width - 5, b.y + 10);
           ctx.textAlign = "center";
         }
       }

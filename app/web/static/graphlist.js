@@ -1,7 +1,7 @@
 // The list view: every node of the graph as a table row (name, kind, verdict, what flows in and out,
 // findings), for keyboard and screen-reader users and for graphs too big to draw. Up and Down move
 // between the rows' buttons.
-import { typeText, verdictOf } from "./graphcanvas.js";
+import { engineOf, typeText, verdictOf } from "./graphcanvas.js";
 
 const VERDICT = { error: "error", warning: "warning", valid: "valid", unchecked: "not checked", structural: "graph input, output or constant" };
 
@@ -14,11 +14,9 @@ function el(tag, className, text) {
 
 export function verdictText(node) {
   const v = verdictOf(node);
-  if (v === "valid" || v === "warning") {
-    const by = node.checked_by && node.checked_by !== "opspec" ? ` (by ${node.checked_by})` : "";
-    return `${VERDICT[v]}${by}`;
-  }
-  return VERDICT[v];
+  const engine = engineOf(node);
+  if (!engine || v === "structural") return VERDICT[v];
+  return `${VERDICT[v]} (${node.checked_by === engine ? "checked" : "typed"} by ${engine})`;
 }
 
 export class GraphList {
