@@ -267,3 +267,16 @@ def test_a_dropped_file_is_opened_and_the_mouse_selects_and_pans(visit):
     visit.page.locator("#graph-summary a").first.click()
     visit.page.mouse.click(*centre)
     assert visit.page.locator("#graph-side-heading").inner_text() == "ReduceMax reduce_6"
+
+
+def test_over_the_drawing_limit_the_list_is_shown(visit):
+    visit.open("#graph")
+    visit.page.evaluate("() => { document.documentElement.dataset.drawLimit = '30'; }")
+    open_graph(visit, [json_file("forty.json", onednn_text(40, error_at=19))])
+    assert "more than the drawing takes (30): the list view shows them all" in status(visit)
+    assert visit.page.locator("#graph-list").is_visible()
+    assert not visit.page.locator("#graph-canvas").is_visible()
+    assert visit.page.get_by_role("button", name="Drawing", exact=True).is_disabled()
+    assert visit.page.locator("#graph-list tbody tr").count() == 40
+    visit.page.locator("#graph-summary a").first.click()
+    assert visit.page.locator("#graph-list tr[aria-current]").inner_text().startswith("reduce_6")

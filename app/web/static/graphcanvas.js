@@ -161,6 +161,7 @@ export class GraphCanvas {
 
   /** Centre a node, zoomed in enough to read it. */
   reveal(i) {
+    if (!this.graph) return;
     const b = this.graph.boxes[i];
     this.scale = Math.max(this.scale, 1);
     this.tx = this.cssWidth / 2 - (b.x + b.width / 2) * this.scale;
@@ -168,8 +169,16 @@ export class GraphCanvas {
     this.request();
   }
 
+  /** No drawing (a graph over the page's limit): nothing is drawn or hit. */
+  clear() {
+    this.graph = null;
+    this.selected = -1;
+    this.request();
+  }
+
   select(i, { reveal = false } = {}) {
     this.selected = i;
+    if (!this.graph) return;
     if (reveal && i >= 0) this.reveal(i);
     this.request();
   }
