@@ -280,3 +280,27 @@ def test_over_the_drawing_limit_the_list_is_shown(visit):
     assert visit.page.locator("#graph-list tbody tr").count() == 40
     visit.page.locator("#graph-summary a").first.click()
     assert visit.page.locator("#graph-list tr[aria-current]").inner_text().startswith("reduce_6")
+
+
+def test_a_tap_selects_on_a_touch_screen(browser, page_origin):
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True, service_workers="block")
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    page.goto(f"{page_origin}/#graph")
+    page.set_input_files("#graph-file", [json_file("forty.json", onednn_text(40, error_at=19))])
+    page.wait_for_function("() => Number(document.documentElement.dataset.graphs || 0) > 0")
+    # Chosen in the list, the node is centred in the drawing; a tap there selects it (the heading was
+    # blanked first, so only the tap can write it again).
+    page.get_by_role("button", name="List", exact=True).click()
+    page.get_by_role("button", name="relu_0").click()
+    page.get_by_role("button", name="Drawing", exact=True).click()
+    canvas = page.locator("#graph-canvas")
+    canvas.scroll_into_view_if_needed()
+    box = canvas.bounding_box()
+    page.locator("#graph-side-heading").evaluate("h => { h.textContent = ''; }")
+    page.touchscreen.tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.wait_for_timeout(100)
+    assert page.locator("#graph-side-heading").inner_text() == "ReLU relu_0"
+    context.close()
+    assert not errors
