@@ -250,8 +250,12 @@ function select(i, { from = "", reveal = false, open = false } = {}) {
   list.select(i);
   side(i);
   if (from === "summary") {
-    if (view.mode === "list") list.focus(i);
-    else $("graph-side").focus();
+    if (!$("graph-list").hidden) list.focus(i);
+    else {
+      // The node in view (on a phone the panel is below the drawing), the panel's text next for a reader.
+      $("graph-stage").scrollIntoView({ block: "start", behavior: "instant" });
+      $("graph-side").focus({ preventScroll: true });
+    }
   }
   if (open) $("graph-side").focus();
 }
