@@ -304,3 +304,14 @@ def test_a_tap_selects_on_a_touch_screen(browser, page_origin):
     assert page.locator("#graph-side-heading").inner_text() == "ReLU relu_0"
     context.close()
     assert not errors
+
+
+def test_pasted_onednn_json(visit):
+    visit.open("#graph")
+    visit.page.locator(".graphview__paste summary").click()
+    path = BENCHDNN / "complex_fusion" / "mha" / "GQA-f32-v2.json"
+    visit.page.get_by_label("oneDNN Graph JSON", exact=True).fill(path.read_text())
+    visit.page.get_by_role("button", name="Check the pasted graph").click()
+    visit.page.wait_for_function("() => Number(document.documentElement.dataset.graphs || 0) > 0")
+    assert status(visit).startswith("Valid: the pasted graph")
+    assert visit.posted[-1] == "application/json"
