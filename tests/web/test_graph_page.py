@@ -58,10 +58,12 @@ def test_a_benchdnn_graph_shows_every_inferred_shape(visit):
     assert matmul["inputs"] == "f32[32, 2, 8, 384, 64], f32[32, 2, 1, 384, 64]"
     assert matmul["outputs"] == "f32[32, 2, 8, 384, 384]"
     assert all(r["verdict"] == "valid" for r in rows), rows
+    assert visit.page.title() == "GQA-f32-v2.json · opspec graph"
     # The tabs: the calculator is one click away, its link in the address bar again.
     visit.page.get_by_role("link", name="Calculator").click()
     assert visit.page.locator("#view-calculator").is_visible()
     assert "#d=" in visit.page.url
+    assert visit.page.title().endswith(" · opspec shape calculator")
 
 
 def test_one_error_in_forty_nodes_is_marked_summarised_and_opens_in_the_calculator(visit):

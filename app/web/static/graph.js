@@ -40,6 +40,7 @@ function showView(name, { focus = false, restore = false } = {}) {
   $("tab-calculator").toggleAttribute("aria-current", !graph);
   if (graph) {
     $("tab-graph").setAttribute("aria-current", "page");
+    document.title = view.answer ? `${view.name} · opspec graph` : "Graph · opspec shape calculator";
     if (location.hash !== "#graph") history.replaceState(history.state, "", "#graph");
     canvas.resize();
     if (focus) $("graph-heading").focus();
@@ -165,6 +166,8 @@ function plural(n, word) {
 
 function show(answer, name) {
   view.answer = answer;
+  view.name = name;
+  document.title = `${name} · opspec graph`;
   view.selected = -1;
   const nodes = answer.nodes;
   const counts = { error: 0, warning: 0, valid: 0, unchecked: 0, structural: 0 };

@@ -97,10 +97,12 @@ function edited() {
   changed();
 }
 
+const calculatorTitle = () => `${page.descriptor?.kind ?? "?"} · opspec shape calculator`;
+
 function changed(now = false) {
   url.write(page.descriptor);
   // The tab (and a bookmark of the link) names the op on screen.
-  document.title = `${page.descriptor.kind ?? "?"} · opspec shape calculator`;
+  if (document.documentElement.dataset.view !== "graph") document.title = calculatorTitle();
   clearTimeout(page.timer);
   if (form.errors.size) {
     // Text the form cannot read is never sent: the field says what it expected.
@@ -210,7 +212,10 @@ function fromFragment() {
 }
 
 // Back from the graph view: the address is the calculator's link again.
-document.addEventListener("opspec:calculator", () => page.descriptor && url.write(page.descriptor));
+document.addEventListener("opspec:calculator", () => {
+  if (page.descriptor) url.write(page.descriptor);
+  document.title = calculatorTitle();
+});
 
 window.addEventListener("hashchange", () => {
   const descriptor = fromFragment();
