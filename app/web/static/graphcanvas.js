@@ -384,7 +384,8 @@ export class GraphCanvas {
       for (const i of visible) {
         const b = boxes[i];
         const node = nodes[i];
-        const cx = b.x + 10 + b.width / 2; // the left 20 px hold the verdict mark
+        const marked = verdicts[i] === "error" || verdicts[i] === "warning" || verdicts[i] === "valid";
+        const cx = b.x + (marked ? 10 : 0) + b.width / 2; // the left 20 px hold the verdict mark
         ctx.fillStyle = c.text;
         ctx.font = `700 12.5px ${c.sans}`;
         ctx.fillText(fitText(ctx, node.kind, b.width - 28), cx, b.y + 15);
