@@ -356,7 +356,13 @@ def _emit(report: RunReport, args: argparse.Namespace) -> int:
     writer = WRITERS[args.format]
     if args.format == "text":
         coloured = args.output is None and colour(sys.stdout)
-        writer = functools.partial(text.write, verbose=args.verbose, quiet=args.quiet, colour=coloured)
+        writer = functools.partial(
+            text.write,
+            verbose=args.verbose,
+            quiet=args.quiet,
+            colour=coloured,
+            link_base=getattr(args, "link_base", None),
+        )
     if args.output is None:
         try:
             writer(report, sys.stdout)
@@ -475,6 +481,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         help="drop the findings of this rule id or glob of ids (repeatable)",
+    )
+    check.add_argument(
+        "--link-base",
+        metavar="URL",
+        default=os.environ.get("OPSPEC_LINK_BASE") or None,
+        help="the web page's URL (e.g. http://opspec.internal/): the text report adds under each finding of "
+        "a descriptor or graph node a link that opens it on the page (default from OPSPEC_LINK_BASE)",
     )
     check.add_argument("--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS)
     check.set_defaults(run=_check)

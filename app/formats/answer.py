@@ -9,13 +9,14 @@ with its producer, consumers, dtype, shape and who typed it, so a page can draw 
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
 from app.core.diagnostics import Diagnostic
 from app.core.tensors import TensorType
 from app.formats.graph import GraphResult
+from app.formats.layout import Layout, layout
 
 Typer = Literal["opspec", "declared", "onnx", "openvino"]
 
@@ -45,6 +46,11 @@ class GraphNode(BaseModel):
     path: str = Field(description="The node in the file's terms: graph[3], layer[5], node[reduce_1].")
     line: int | None = Field(None, description="Where the node starts (JSON and XML).")
     column: int | None = None
+    descriptor: dict[str, Any] | None = Field(
+        None,
+        description="With `?descriptors=true`: the opspec descriptor the node was checked as (what "
+        "POST /v1/validate takes); null when opspec did not check it.",
+    )
 
 
 class GraphValue(BaseModel):
@@ -82,6 +88,9 @@ class GraphVerdict(BaseModel):
     values: list[GraphValue] = Field(
         description="Every value (edge): producer, consumers, dtype, shape (symbols kept), who typed it."
     )
+    layout: Layout | None = Field(
+        None, description="With `?layout=true`: a layered top-to-bottom drawing, one box per node."
+    )
 
 
 def verdict(result: GraphResult) -> GraphVerdict:
@@ -106,6 +115,7 @@ def verdict(result: GraphResult) -> GraphVerdict:
                 path=n.path,
                 line=n.line,
                 column=n.column,
+                descriptor=n.descriptor,
             )
             for n in result.nodes
         ],
@@ -115,5 +125,17 @@ def verdict(result: GraphResult) -> GraphVerdict:
     )
 
 
-def to_json(result: GraphResult) -> bytes:
-    return verdict(result).model_dump_json().encode()
+def to_json(result: GraphResult, *, with_layout: bool = False, descriptors: bool = False) -> bytes:
+    """The answer; the page's extras (a layout, each node's descriptor) only when asked."""
+    answer = verdict(result)
+    exclude: dict[str, Any] = {}
+    if with_layout:
+        answer.layout = layout(
+            [{"id": n.id, "kind": n.kind, "name": n.name} for n in result.nodes],
+            [{"producer": v.producer, "consumers": v.consumers} for v in answer.values],
+        )
+    else:
+        exclude["layout"] = True
+    if not descriptors:
+        exclude["nodes"] = {"__all__": {"descriptor"}}
+    return answer.model_dump_json(exclude=exclude or None).encode()

@@ -82,7 +82,7 @@ def check_descriptor(index: int, where: str, raw: Any, report: FileReport) -> Un
     try:
         descriptor = DESCRIPTOR.validate_python(raw)
     except ValidationError as exc:
-        unit = Unit(index, where, kind if kind in BY_NAME else None, "malformed")
+        unit = Unit(index, where, kind if kind in BY_NAME else None, "malformed", descriptor=raw)
         for error in describe_errors(exc.errors()):
             info = rule_info(kind, error["rule"]) if "rule" in error else None
             info = info or DESCRIPTOR_RULE
@@ -105,6 +105,7 @@ def check_descriptor(index: int, where: str, raw: Any, report: FileReport) -> Un
         spec.kind,
         "valid" if verdict.valid else "invalid",
         outputs=verdict.wire_outputs(),
+        descriptor=raw,
     )
     add_diagnostics(unit, spec.kind, where, verdict.diagnostics, report)
     return unit

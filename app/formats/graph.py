@@ -175,6 +175,8 @@ class NodeResult:
     # Who typed its outputs: opspec, declared (the file), onnx, openvino; None: nobody, they are unknown.
     typed_by: str | None = None
     structural: bool = False  # a graph input, output or constant: not an op, not counted
+    # The opspec descriptor the node was checked as (wire form), for a link to the calculator page.
+    descriptor: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -704,6 +706,7 @@ def _check(
             seen = _Seen(translation.notes, translation.why, None, None, [])
         else:
             seen = _Seen(translation.notes, "", *_verdict(translation.descriptor, settings, foreign, memo))
+            seen.descriptor = translation.descriptor
         if key is not None:
             memo.nodes[key] = seen
     if seen.why:
@@ -728,7 +731,7 @@ def _check(
     types = memo.types
     result = NodeResult(
         node.id, node.name, node.kind, seen.checked_as, valid, [types(v) for v in inputs],
-        [types(v) for v in flow], out, node.path,
+        [types(v) for v in flow], out, node.path, descriptor=seen.descriptor,
     )  # fmt: skip
     if key is not None and not seen.found:
         seen.same = memo.last = _Same(result, flow, inputs)
@@ -783,6 +786,7 @@ class _Same:
         return NodeResult(
             node.id, node.name, node.kind, r.checked_as, r.valid, r.inputs, r.outputs,
             [_moved(d, path) for d in r.diagnostics] if r.diagnostics else [], path,
+            descriptor=r.descriptor,
         )  # fmt: skip
 
 
@@ -798,7 +802,10 @@ class _Seen:
     checked_as: str | None
     outputs: list[Value] | None
     found: Found
-    same: _Same | None = None  # the whole answer, when no finding needs mapping into this node's terms
+    same: _Same | None = None
+    descriptor: dict[str, Any] | None = (
+        None  # what was checked  # the whole answer, when no finding needs mapping into this node's terms
+    )
 
 
 class Memo:

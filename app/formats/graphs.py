@@ -119,7 +119,7 @@ def to_report(name: str, result: GraphResult) -> FileReport:
             verdict = "valid" if node.valid else "invalid"
         unit = Unit(
             index, node.path, node.checked_as or node.kind, verdict, line=node.line, column=node.column,
-            checked_by=node.checked_by,
+            checked_by=node.checked_by, descriptor=node.descriptor,
         )  # fmt: skip
         unit.outputs = [{"dtype": o.dtype, "shape": o.shape} for o in node.outputs]
         unit.detail = {"id": node.id, "name": node.name, "native_kind": node.kind, "typed_by": node.typed_by}

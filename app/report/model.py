@@ -54,6 +54,8 @@ class Unit:
     detail: dict[str, Any] = field(default_factory=dict)  # what a run adds (verify: the comparison)
     # who checked it: "opspec" (its rules), an engine's own inference ("onnx", "openvino"), None: nobody
     checked_by: str | None = "opspec"
+    # the descriptor checked (wire form), for a link to the page (text report's --link-base); no writer emits it
+    descriptor: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)

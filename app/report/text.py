@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from typing import TextIO
+import base64
+import json
+from typing import Any, TextIO
 
 from app.report.locations import compiler_style
 from app.report.model import Finding, RunReport, Summary, Unit
@@ -80,11 +82,26 @@ def finding_line(path: str, finding: Finding, colour: bool = False) -> str:
     return f"{where}: {severity} {finding.rule}: {message}\n"
 
 
+def page_link(base: str, descriptor: dict[str, Any]) -> str:
+    """The web page at `base` opened on this descriptor: `#d=` and the base64url of its compact JSON,
+    as the page's state.js writes it."""
+    compact = json.dumps(descriptor, separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=str)
+    encoded = base64.urlsafe_b64encode(compact.encode()).decode().rstrip("=")
+    return f"{base.split('#', 1)[0]}#d={encoded}"
+
+
 def write(
-    report: RunReport, out: TextIO, *, verbose: bool = False, quiet: bool = False, colour: bool = False
+    report: RunReport,
+    out: TextIO,
+    *,
+    verbose: bool = False,
+    quiet: bool = False,
+    colour: bool = False,
+    link_base: str | None = None,
 ) -> None:
     """`verbose` adds a line per unit: where it is, its kind, verdict and outputs; `quiet` writes the
-    summary line only; `colour` paints severities and verdicts for a terminal."""
+    summary line only; `colour` paints severities and verdicts for a terminal; `link_base` (the page's
+    URL) a line under each finding of a descriptor or graph node that opens it on the page."""
     for file in [] if quiet else report.files:
         for finding in file.findings:
             out.write(finding_line(file.path, finding, colour))
@@ -94,8 +111,11 @@ def write(
                 label = f" {unit.name}" if unit.name else ""
                 verdict = _paint(unit.verdict, _COLOURS[unit.verdict], colour)
                 out.write(f"{where}:{label} {unit.kind or '?'} {verdict} -> {_outputs(unit)}\n")
+            link = page_link(link_base, unit.descriptor) if link_base and unit.descriptor else None
             for finding in unit.findings:
                 out.write(finding_line(file.path, finding, colour))
+                if link:
+                    out.write(f"    {link}\n")
     line = summary_line(report.summary(), report.unit_noun)
     if colour:
         line = _paint(line, "1;31" if report.exit_code() else "1;32", colour)

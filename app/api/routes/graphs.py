@@ -7,6 +7,7 @@ and multipart bodies, so it is exempt from the JSON-only content-type rule of th
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any, Literal
 
 from fastapi import APIRouter, Query, Request, Response
@@ -186,6 +187,8 @@ async def validate_graph(
     format: Literal["onednn", "openvino", "onnx"] | None = Query(
         None, description="The file's format; detected from the content when absent."
     ),
+    layout: bool = Query(False, description="Add a layered drawing of the graph (`layout`), for the page."),
+    descriptors: bool = Query(False, description="Add each checked node's opspec descriptor."),
 ) -> Response:
     """200 for every readable graph, valid or not: each node with its checked kind, what flows in and
     out, and its diagnostics with paths in the file's own terms."""
@@ -194,4 +197,7 @@ async def validate_graph(
         result = await off_loop(request, graphs.check, data, settings, format or implied, weights)
     except Malformed as exc:
         return unreadable(request, exc)
-    return Response(answer.to_json(result), media_type="application/json")
+    body = await off_loop(
+        request, partial(answer.to_json, with_layout=layout, descriptors=descriptors), result
+    )
+    return Response(body, media_type="application/json")

@@ -45,6 +45,20 @@ export function getOp(kind) {
 export const validate = (descriptor, signal) => call("POST", "v1/validate", descriptor, signal);
 export const evaluate = (descriptor, signal) => call("POST", "v1/evaluate", descriptor, signal);
 
+/** A graph file (a File, Blob or FormData) to POST v1/graphs/validate, with the page's extras: the
+ * layout to draw and each checked node's descriptor. type null: FormData sets its own. */
+export async function graph(body, type) {
+  const headers = { Accept: "application/json" };
+  if (type) headers["Content-Type"] = type;
+  const response = await fetch(new URL("v1/graphs/validate?layout=true&descriptors=true", base()), { method: "POST", headers, body });
+  const text = await response.text();
+  try {
+    return { status: response.status, body: JSON.parse(text) };
+  } catch {
+    return { status: response.status, body: { title: response.statusText, detail: text.slice(0, 500), errors: [] } };
+  }
+}
+
 /** A ready-to-run curl command for the same request. */
 export function curlCommand(descriptor, endpoint) {
   const url = new URL(`v1/${endpoint}`, base()).href;

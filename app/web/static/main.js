@@ -7,6 +7,7 @@ import { mark } from "./marks.js";
 import { onSuggestion, renderBar, render as renderResult } from "./result.js";
 import * as url from "./state.js";
 import { Form, skeleton } from "./form.js";
+import "./graph.js";
 
 const DEBOUNCE_MS = 40; // a validate call takes a few ms; this only merges bursts of keystrokes
 
@@ -169,10 +170,12 @@ function edited() {
   changed();
 }
 
+const calculatorTitle = () => `${page.descriptor?.kind ?? "?"} · opspec shape calculator`;
+
 function changed(now = false) {
   url.write(page.descriptor);
   // The tab (and a bookmark of the link) names the op on screen.
-  document.title = `${page.descriptor.kind ?? "?"} · opspec shape calculator`;
+  if (document.documentElement.dataset.view !== "graph") document.title = calculatorTitle();
   clearTimeout(page.timer);
   if (form.errors.size) {
     // Text the form cannot read is never sent: the field says what it expected.
@@ -328,6 +331,12 @@ function startingExample(detail) {
   delete example.outputs;
   return example;
 }
+
+// Back from the graph view: the address is the calculator's link again.
+document.addEventListener("opspec:calculator", () => {
+  if (page.descriptor) url.write(page.descriptor);
+  document.title = calculatorTitle();
+});
 
 window.addEventListener("hashchange", () => {
   const descriptor = fromFragment();

@@ -28,6 +28,7 @@ export function read() {
 }
 
 export function write(descriptor) {
+  if (document.documentElement.dataset.view === "graph") return; // the graph view owns the address then
   const hash = `#d=${encode(descriptor)}`;
   if (location.hash !== hash) history.replaceState(history.state, "", hash);
 }
