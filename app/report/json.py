@@ -27,7 +27,8 @@ def unit_dict(unit: Unit) -> dict[str, Any]:
         "name": unit.name,
         "kind": unit.kind,
         "verdict": unit.verdict,
-        "valid": unit.verdict == "valid",  # the word the HTTP API's answers use
+        # the word the HTTP API's answers use; a node nothing checked is neither valid nor invalid: null
+        "valid": None if unit.verdict == "not_checked" else unit.verdict == "valid",
         "line": unit.line,
         "column": unit.column,
         "outputs": unit.outputs,

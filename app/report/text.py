@@ -68,7 +68,15 @@ def _shape(shape: list[int | str] | None) -> str:
 
 
 # ANSI SGR codes for a terminal: the severity word in its colour, the place in bold.
-_COLOURS = {"error": "31", "warning": "33", "info": "36", "valid": "32", "invalid": "31", "malformed": "31"}
+_COLOURS = {
+    "error": "31",
+    "warning": "33",
+    "info": "36",
+    "valid": "32",
+    "invalid": "31",
+    "malformed": "31",
+    "not_checked": "2",
+}  # not checked: dim, never the green of valid
 
 
 def _paint(text: str, code: str, colour: bool) -> str:

@@ -102,8 +102,10 @@ def test_openvino_maximum_and_clamp() -> None:
 
 
 def test_rows_light_up_when_their_op_is_in_the_registry(monkeypatch) -> None:
-    assert translations.lookup("onnx", "Sigmoid", 13) is None  # no Sigmoid in this registry yet...
-    monkeypatch.setitem(translations.BY_NAME, "Sigmoid", BY_NAME["ReLU"])  # ...once there is one
+    sigmoid = BY_NAME["Sigmoid"]
+    monkeypatch.delitem(translations.BY_NAME, "Sigmoid")
+    assert translations.lookup("onnx", "Sigmoid", 13) is None  # no Sigmoid in the registry...
+    monkeypatch.setitem(translations.BY_NAME, "Sigmoid", sigmoid)  # ...once there is one
     row = translations.lookup("onnx", "Sigmoid", 13)
     assert row is not None and row.target == "Sigmoid"
     # a row whose attributes the op does not have stays dark: never a false error
