@@ -217,10 +217,16 @@ def test_ctrl_c_prints_one_line_and_exits_130(tmp_path) -> None:
     _wait_until_idle(process.pid)  # started and blocked on stdin: its CPU time stops growing
     process.send_signal(signal.SIGINT)
     try:
-        _, err = process.communicate(timeout=30)
+        # wait, not communicate: communicate closes stdin at once, and a read that sees that end of
+        # input before the signal is handled reads an empty descriptor (exit 2), not an interrupt
+        process.wait(timeout=30)
     except subprocess.TimeoutExpired:
         process.kill()
         pytest.fail("no exit after SIGINT")
+    err = process.stderr.read()
+    process.stdin.close()
+    process.stdout.close()
+    process.stderr.close()
     assert process.returncode == EXIT_INTERRUPTED
     assert err.decode().splitlines() == ["opspec: interrupted"]
 
