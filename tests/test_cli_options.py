@@ -210,23 +210,31 @@ def _wait_until_idle(pid: int, timeout: float = 60.0) -> None:
 
 
 def test_ctrl_c_prints_one_line_and_exits_130(tmp_path) -> None:
-    """SIGINT while reading standard input (a check waiting on a pipe that never ends)."""
+    """SIGINT while reading standard input (a check waiting on a pipe that never ends). The child starts
+    with SIGINT's default action: a test run may ignore SIGINT, and a child inheriting that would never
+    see the signal (Python installs its KeyboardInterrupt handler only where SIGINT is not ignored)."""
     process = subprocess.Popen(
-        [str(OPSPEC), "check", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [str(OPSPEC), "check", "-"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
-    _wait_until_idle(process.pid)  # started and blocked on stdin: its CPU time stops growing
-    process.send_signal(signal.SIGINT)
     try:
-        # wait, not communicate: communicate closes stdin at once, and a read that sees that end of
-        # input before the signal is handled reads an empty descriptor (exit 2), not an interrupt
-        process.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        pytest.fail("no exit after SIGINT")
-    err = process.stderr.read()
-    process.stdin.close()
-    process.stdout.close()
-    process.stderr.close()
+        _wait_until_idle(process.pid)  # started and blocked on stdin: its CPU time stops growing
+        process.send_signal(signal.SIGINT)
+        try:
+            # wait, not communicate: communicate closes stdin at once, and a read that sees that end of
+            # input before the signal is handled reads an empty descriptor (exit 2), not an interrupt
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+            pytest.fail("no exit after SIGINT")
+        err = process.stderr.read()
+    finally:
+        for pipe in (process.stdin, process.stdout, process.stderr):
+            pipe.close()
     assert process.returncode == EXIT_INTERRUPTED
     assert err.decode().splitlines() == ["opspec: interrupted"]
 
