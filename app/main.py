@@ -12,8 +12,8 @@ from app.core.config import Settings, get_settings
 from app.web import mount_page
 
 DESCRIPTION = """\
-opspec knows the specifications of tensor operations (oneDNN Graph ReduceMax, OpenVINO SegmentMax-16,
-embARC MLI Argmax, ONNX Max under SONNX) and answers three questions about an op descriptor: is it
+opspec knows the specifications of tensor operations (the oneDNN Graph operation set, OpenVINO
+SegmentMax-16, embARC MLI Argmax, ONNX Max under SONNX) and answers three questions about an op descriptor: is it
 valid (and if not, which rule it breaks, where), what are its outputs, and what does it compute.
 """
 
