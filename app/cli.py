@@ -55,6 +55,7 @@ SERVE_ONLY = frozenset(
         "busy_threads",
         "switch_interval",
         "access_log",
+        "hot_routes",
         "inline_body_bytes",
         "inline_elements",
     }

@@ -4,10 +4,11 @@ from fastapi import FastAPI
 from starlette.middleware.cors import CORSMiddleware
 
 from app.api import docs, metrics, openapi, problems
+from app.api.hot import HotRoutes
 from app.api.limits import BodyLimit
 from app.api.main import V1_ROUTERS
-from app.api.middleware import Gate, MediaGate, RouteTable, configure_access_log
-from app.api.routes import health
+from app.api.middleware import Gate, MediaGate, RouteTable
+from app.api.routes import check, health
 from app.core.config import Settings, get_settings
 from app.web import mount_page
 
@@ -33,8 +34,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         app.include_router(router, prefix="/v1")
     app.include_router(metrics.router)
     docs.install(app)
-    # Added innermost first: Gate (request id, log, metrics) wraps CORS, which wraps the 415 gate and
-    # the body limits, so every answer, a preflight or a 415 too, has its id and its CORS headers.
+    # Added innermost first: Gate (request id, log, metrics) wraps CORS, which wraps the 415 gate, the
+    # body limits and the hot routes, so every answer, a preflight or a 415 too, has its id and its CORS
+    # headers.
+    if settings.hot_routes:
+        app.add_middleware(HotRoutes, endpoints={f"/v1{path}": f for path, f in check.HOT.items()}, owner=app)
     app.add_middleware(
         BodyLimit,
         max_bytes=settings.max_body_bytes,
@@ -51,8 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             allow_headers=["content-type", "x-request-id"],
             expose_headers=["x-request-id"],
         )
-    app.add_middleware(Gate, routes=routes)
-    configure_access_log(settings.access_log)
+    app.add_middleware(Gate, routes=routes, access_log=settings.access_log)
     return app
 
 

@@ -308,6 +308,7 @@ def main() -> None:
     parser.add_argument("--slices", type=int, default=15)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--skip-workers", action="store_true")
+    parser.add_argument("--only", choices=["bare", "batch", "memory", "workers"], help="one part alone")
     args = parser.parse_args()
     if shutil.which("wrk") is None or shutil.which("taskset") is None:
         print("bench_http: needs wrk and taskset (`make bench` installs wrk with apt); skipped")
@@ -316,10 +317,13 @@ def main() -> None:
         print("bench_http: needs 2 cores (server and client pinned apart); skipped")
         return
     print("Over HTTP, opspec against a bare FastAPI app answering the same bytes (server core 0, wrk core 1)")
-    against_bare(args.slices)
-    batch(args.rounds)
-    list_body_memory()
-    if not args.skip_workers:
+    if args.only in (None, "bare"):
+        against_bare(args.slices)
+    if args.only in (None, "batch"):
+        batch(args.rounds)
+    if args.only in (None, "memory"):
+        list_body_memory()
+    if args.only == "workers" or (args.only is None and not args.skip_workers):
         print("Scale-out on this machine: validate throughput by worker count")
         workers()
 

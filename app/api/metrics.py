@@ -38,6 +38,26 @@ DIAGNOSTICS = Counter(
 
 router = APIRouter(tags=["operations"])
 
+# The methods a route of ours answers, and HEAD and OPTIONS; any other token a client sends is counted
+# as "other", so a client cannot grow the series without bound.
+METHODS = frozenset({"GET", "POST", "HEAD", "OPTIONS", "PUT", "PATCH", "DELETE"})
+_REQUEST_SERIES: dict[tuple[str, str, int], tuple[Any, Any]] = {}
+
+
+def record_request(method: str, route: str, status: int, seconds: float) -> None:
+    """Count one answered request and its latency; the two series of a label set are looked up once
+    (labels() took most of this function's time)."""
+    key = (method, route, status)
+    series = _REQUEST_SERIES.get(key)
+    if series is None:
+        label = method if method in METHODS else "other"
+        series = _REQUEST_SERIES[key] = (
+            REQUESTS.labels(label, route, str(status)),
+            LATENCY.labels(label, route),
+        )
+    series[0].inc()
+    series[1].observe(seconds)
+
 
 def record_verdict(kind: str, valid: bool, diagnostics: Iterable[Diagnostic], times: int = 1) -> None:
     """Count a verdict (`times` over, for a batch's repeats of one descriptor) and its diagnostics."""

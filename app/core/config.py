@@ -105,6 +105,11 @@ class Settings(BaseModel):
         "0.005): shorter keeps the event loop answering while large bodies are worked on in threads.",
     )
     access_log: bool = Field(True, description="One JSON line per request on stderr.")
+    hot_routes: bool = Field(
+        True,
+        description="Answer POST /v1/validate and /v1/evaluate without FastAPI's routing (app/api/hot.py): "
+        "the same answers for less time per request. Off, FastAPI's routes answer them.",
+    )
     max_diagnostics: int = Field(
         100,
         ge=1,

@@ -3,6 +3,7 @@
 import copy
 import functools
 from collections import Counter
+from collections.abc import Awaitable, Callable
 
 import msgspec
 import pydantic_core
@@ -22,6 +23,9 @@ from app.core.registry import Descriptor, OpSpec
 from app.ops import BY_NAME, DESCRIPTOR, REGISTRY
 
 router = APIRouter(tags=["check"])
+# The routes app/api/hot.py answers without FastAPI's routing, by these same functions (filled below;
+# paths within the router, as its routes have them).
+HOT: dict[str, Callable[[Request], Awaitable[Response]]] = {}
 
 _EXAMPLES = {
     spec.kind: {"summary": spec.summary, "value": spec.examples[0]}
@@ -134,6 +138,9 @@ async def validate(request: Request) -> Response:
         answer = verdict(descriptor, settings)
     metrics.record_verdict(answer.kind, answer.valid, answer.diagnostics)
     return Response(verdict_json(answer), media_type="application/json")
+
+
+HOT["/validate"] = validate
 
 
 def _validate(body: bytes, settings: Settings) -> Response:
@@ -255,13 +262,14 @@ def _answer_verdicts(results: list[engine.Verdict]) -> Response:
     summary="Evaluate the reference kernel on the inputs' data",
     openapi_extra=descriptor_body(_EVALUATE_EXAMPLES),
 )
-async def evaluate(request: Request, settings: SettingsDep) -> Response:
+async def evaluate(request: Request) -> Response:
     """Validates first (an invalid descriptor is a 422 carrying the diagnostics); sizes are checked
     against the limits before anything is allocated. Outputs use the request's encoding."""
     # A small body is checked on the event loop, and when the check shows the run small too it is run
     # there (the thread-pool hop cost ~170 us of a ~1.1 ms round trip, more than the evaluation). Anything
     # else (a large body, a large or unknown output) goes to the thread pool, so the loop is not stalled.
     body = await request.body()
+    settings = request.app.state.settings  # not a dependency, as in validate
     if not _is_small(body, settings):
         return await off_loop(request, _evaluate, body, settings)
     spec, verdict, ctx = _evaluable(read_descriptor(body), settings)
@@ -269,6 +277,9 @@ async def evaluate(request: Request, settings: SettingsDep) -> Response:
     if size is not None and size <= settings.inline_elements:
         return _evaluation(spec, verdict, ctx)
     return await off_loop(request, _evaluation, spec, verdict, ctx)
+
+
+HOT["/evaluate"] = evaluate
 
 
 def _evaluate(body: bytes, settings: Settings) -> Response:
