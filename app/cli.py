@@ -56,6 +56,7 @@ SERVE_ONLY = frozenset(
         "switch_interval",
         "access_log",
         "hot_routes",
+        "opentelemetry",
         "inline_body_bytes",
         "inline_elements",
     }

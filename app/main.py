@@ -22,7 +22,15 @@ valid (and if not, which rule it breaks, where), what are its outputs, and what 
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or get_settings()
     # /docs and /redoc are our own routes (app/api/docs.py), with their assets served by the app.
-    app = FastAPI(title="opspec", version="0.1.0", description=DESCRIPTION, docs_url=None, redoc_url=None)
+    otel = settings.opentelemetry
+    app = FastAPI(
+        title="opspec",
+        version="0.1.0",
+        description=DESCRIPTION,
+        docs_url=None,
+        redoc_url=None,
+        telemetry={"tracing": otel, "metrics": otel, "logs": otel},
+    )
     app.state.settings = settings
     problems.install(app)
     openapi.install(app)

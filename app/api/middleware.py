@@ -110,6 +110,10 @@ class Gate:
         self.app = app
         self.routes = routes
         self.access_log = access_log
+        # (method, path) of a documented route without parameters -> its template and the middle of its
+        # log line, made once: formatting the line's constant part was most of the log's cost. Bounded
+        # by the route table (a path with parameters, or an unknown one, is never kept).
+        self._known: dict[tuple[str, str], tuple[str, str]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -132,19 +136,32 @@ class Gate:
         try:
             await self.app(scope, receive, send_with_id)
         finally:
-            found = self.routes.find(scope["path"])
-            route = scope.get("route")  # an undocumented route (/metrics, /docs): its own path
-            template = found[0] if found else getattr(route, "path", None) or "unmatched"
             elapsed = time.perf_counter() - start
-            method = scope["method"]
+            method, path = scope["method"], scope["path"]
+            known = self._known.get((method, path))
+            if known is None:
+                known = self._describe(scope, method, path)
+            template, middle = known
             metrics.record_request(method, template, status, elapsed)
             if self.access_log:
                 # json.dumps's own layout, key for key, as the line has always been written
                 sys.stderr.write(
-                    f'{{"request_id": "{rid}", "method": {json_text(method)}, "route": {json_text(template)}, '
-                    f'"path": {json_text(clip(scope["path"], 200))}, "status": {status}, '
-                    f'"duration_ms": {round(elapsed * 1000, 3)!r}}}\n'
+                    f'{{"request_id": "{rid}{middle}{status}, "duration_ms": {round(elapsed * 1000, 3)!r}}}\n'
                 )
+
+    def _describe(self, scope: Scope, method: str, path: str) -> tuple[str, str]:
+        """The route's template (for metric labels: never the raw path, whose values are unbounded) and
+        the log line's part from the method to the status."""
+        found = self.routes.find(path)
+        route = scope.get("route")  # an undocumented route (/metrics, /docs): its own path
+        template = found[0] if found else getattr(route, "path", None) or "unmatched"
+        middle = (
+            f'", "method": {json_text(method)}, "route": {json_text(template)}, '
+            f'"path": {json_text(clip(path, 200))}, "status": '
+        )
+        if found is not None and found[0] == path and method in metrics.METHODS:
+            self._known[(method, path)] = (template, middle)
+        return template, middle
 
 
 def json_text(text: str) -> str:

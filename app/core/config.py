@@ -105,6 +105,12 @@ class Settings(BaseModel):
         "0.005): shorter keeps the event loop answering while large bodies are worked on in threads.",
     )
     access_log: bool = Field(True, description="One JSON line per request on stderr.")
+    opentelemetry: bool = Field(
+        False,
+        description="FastAPI's own OpenTelemetry traces, metrics and logs, sent to the providers a process "
+        "configures (as `opentelemetry-instrument opspec serve` does). Off, FastAPI does not look for "
+        "providers on every request (about 3 us each); the Prometheus metrics at /metrics are on either way.",
+    )
     hot_routes: bool = Field(
         True,
         description="Answer POST /v1/validate and /v1/evaluate without FastAPI's routing (app/api/hot.py): "
