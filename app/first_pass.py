@@ -5,7 +5,7 @@ pydantic's pass costs twice the check it feeds: a model per descriptor, attribut
 Python validators per field. msgspec decodes this subset of the wire format in C into plain structs
 that hold what those models hold (the same field names, values and defaults) and that the check reads
 the same way. Each value goes through the same rules as in the models: canonical_dtype, the rank limit
-and parse_dim (tensors.check_rank, tensors.dims), the int64 range (numbers.all_int64); the tensors
+(tensors.check_rank), parse_dim's dims and the int64 range of axes (as msgspec constraints, checked in C); the tensors
 answer rank and strides_fit by Tensor's own mixin (RankAndStrides). Whatever falls outside (another
 op, another field, a value a rule refuses, a repeated kind, JSON msgspec cannot read) answers None,
 and pydantic parses the text as before, with every error and its path. tests/test_first_pass.py holds
@@ -14,19 +14,30 @@ the two to the same values, verdicts and evaluations.
 
 from __future__ import annotations
 
-from typing import ClassVar, cast
+from typing import Annotated, ClassVar, cast
 
 import msgspec
 
 from app.core.dtypes import canonical_dtype
-from app.core.numbers import all_int64
+from app.core.numbers import INT64_MAX, INT64_MIN
 from app.core.registry import Descriptor
-from app.core.tensors import RankAndStrides, check_rank, dims
+from app.core.shapes import SYMBOL_CHARS
+from app.core.tensors import RankAndStrides, check_rank
+
+# A dim as parse_dim takes it, checked by msgspec in C: an int in [-1, INT64_MAX] (-1 unknown), "?" or a
+# symbol of at most SYMBOL_CHARS characters (the same pattern, searched as SYMBOL matches), or null.
+# Anything else, a dim parse_dim refuses included, leaves the descriptor to pydantic, which names it.
+WireDim = (
+    Annotated[int, msgspec.Meta(ge=-1, le=INT64_MAX)]
+    | Annotated[str, msgspec.Meta(pattern=r"^(?:\?|[A-Za-z_][A-Za-z0-9_]*)$", max_length=SYMBOL_CHARS)]
+    | None
+)
+Int64 = Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)]
 
 
 class PlainTensor(RankAndStrides, msgspec.Struct, forbid_unknown_fields=True):
     dtype: str
-    shape: list[int | str | None] | None  # required, as in Tensor (null: rank unknown); a tuple once built
+    shape: list[WireDim] | None  # required, as in Tensor (null: rank unknown); a tuple once built
     # An object of strings only (base64's {"encoding", "bytes"}): the dict pydantic's Any gives for it,
     # checked by the same payload rules. Numbers are left to pydantic's own JSON parser.
     data: dict[str, str] | None = None
@@ -35,18 +46,19 @@ class PlainTensor(RankAndStrides, msgspec.Struct, forbid_unknown_fields=True):
 
     def __post_init__(self) -> None:
         self.dtype = canonical_dtype(self.dtype)
-        if self.shape is not None:
-            check_rank(self.shape)
-            self.shape = dims(self.shape)  # type: ignore[assignment]
+        shape = self.shape
+        if shape is not None:
+            check_rank(shape)
+            # the dims are parse_dim's already, but for the two spellings of unknown
+            if -1 in shape or "?" in shape:
+                self.shape = tuple([None if d == -1 or d == "?" else d for d in shape])  # type: ignore[assignment]
+            else:
+                self.shape = tuple(shape)  # type: ignore[assignment]
 
 
 class PlainReduceMaxAttrs(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    axes: list[int] = msgspec.field(default_factory=list)
+    axes: list[Int64] = msgspec.field(default_factory=list)
     keep_dims: bool = False  # JSON's true and false only, as StrictBool
-
-    def __post_init__(self) -> None:
-        if not all_int64(self.axes):
-            raise ValueError("an axis outside int64: Int64's error")
 
 
 class PlainMaxAttrs(msgspec.Struct, forbid_unknown_fields=True):

@@ -18,6 +18,7 @@ from app.api.models import BatchRequest, BatchResponse, EvaluateResponse, Proble
 from app.api.offload import off_loop
 from app.core import collector, engine, jsonlists
 from app.core.config import Settings
+from app.core.dtypes import DTYPES
 from app.core.payload import LimitExceeded, is_base64
 from app.core.registry import Descriptor, OpSpec
 from app.ops import BY_NAME, DESCRIPTOR, REGISTRY
@@ -111,7 +112,58 @@ def verdict_answer(result: engine.Verdict) -> dict:
 
 
 def verdict_json(result: engine.Verdict) -> bytes:
-    return pydantic_core.to_json(verdict_answer(result))
+    return verdict_text(result).encode()
+
+
+def verdict_text(result: engine.Verdict) -> str:
+    """The verdict's JSON as pydantic_core.to_json writes verdict_answer's data, character for
+    character. A verdict without diagnostics, whose names are all plain (the common case of a batch),
+    is written here: building the dicts for to_json cost more than half of a batch's answer (2.4 of
+    the 9 us per descriptor). Anything else goes through to_json. tests/api/test_verdict_text.py
+    holds the two to the same text."""
+    outputs = result.outputs
+    if result.diagnostics or outputs is None:
+        return pydantic_core.to_json(verdict_answer(result)).decode()
+    written = []
+    for output in outputs:
+        dtype, shape = output.dtype, output.shape
+        if dtype is not None and dtype not in _PLAIN and not _plain(dtype):
+            return pydantic_core.to_json(verdict_answer(result)).decode()
+        if shape is None:
+            dims = "null"
+        else:
+            parts = []
+            for dim in shape:
+                if type(dim) is int:
+                    parts.append(str(dim))
+                elif dim is None:
+                    parts.append("-1")
+                elif type(dim) is str and (dim in _PLAIN or _plain(dim)):
+                    parts.append(f'"{dim}"')
+                else:
+                    return pydantic_core.to_json(verdict_answer(result)).decode()
+            dims = f"[{','.join(parts)}]"
+        written.append(
+            f'{{"dtype":{"null" if dtype is None else f"{chr(34)}{dtype}{chr(34)}"},"shape":{dims}}}'
+        )
+    kind = result.kind
+    if kind not in _PLAIN and not _plain(kind):
+        return pydantic_core.to_json(verdict_answer(result)).decode()
+    return f'{{"valid":{"true" if result.valid else "false"},"kind":"{kind}","outputs":[{",".join(written)}],"diagnostics":[]}}'
+
+
+# Strings JSON writes between quotes as they are (printable ASCII, no quote or backslash), learned as
+# they are seen: dtype names, op kinds, symbols. Bounded, so a stream of new symbols cannot grow it.
+_PLAIN: set[str] = set(DTYPES) | set(REGISTRY)
+_PLAIN_LIMIT = 10_000
+
+
+def _plain(text: str) -> bool:
+    if not (text.isascii() and text.isprintable()) or '"' in text or "\\" in text:
+        return False
+    if len(_PLAIN) < _PLAIN_LIMIT:
+        _PLAIN.add(text)
+    return True
 
 
 @router.post(
@@ -248,8 +300,8 @@ def _answer_each(body: bytes, settings: Settings) -> Response:
 def _answer_verdicts(results: list[engine.Verdict]) -> Response:
     metrics.record_verdicts(results)
     # BatchResponse's bytes, from plain data (see verdict_answer).
-    answer = pydantic_core.to_json({"results": [verdict_answer(result) for result in results]})
-    return Response(answer, media_type="application/json")
+    answer = '{"results":[' + ",".join([verdict_text(result) for result in results]) + "]}"
+    return Response(answer.encode(), media_type="application/json")
 
 
 @router.post(
