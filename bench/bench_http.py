@@ -87,35 +87,43 @@ def pinned(core: str | None, command: list[str]) -> list[str]:
 
 
 @contextlib.contextmanager
-def server(command: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[subprocess.Popen]:
-    process = subprocess.Popen(
-        command, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{' '.join(command)} did not start")
-            time.sleep(0.1)
-        yield process
-    finally:
-        process.terminate()
+def server(
+    command: list[str], port: int, env: dict[str, str] | None = None, workers: int = 0
+) -> Iterator[subprocess.Popen]:
+    """The server, once /healthz answers and each of its `workers` (for opspec serve) has said its
+    startup is complete (uvicorn's own line on stderr): the first worker answers while the others
+    still import the ops (about 2 s of CPU each), which would be timed as the service's own cost."""
+    with tempfile.TemporaryFile() as log:
+        process = subprocess.Popen(
+            command, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=log
+        )
         try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
+            deadline = time.monotonic() + 120
+            while True:
+                try:
+                    up = httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=2).status_code == 200
+                except httpx.TransportError:
+                    up = False
+                log.seek(0)
+                if up and log.read().count(b"Application startup complete") >= workers:
+                    break
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError(f"{' '.join(command)} did not start")
+                time.sleep(0.1)
+            yield process
+        finally:
+            process.terminate()
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
 
 
 def opspec_server(port: int, core: str | None = SERVER_CORE, workers: int = 1):
     command = [str(OPSPEC), "serve", "--port", str(port)]
     if workers > 1:
         command += ["--workers", str(workers)]
-    return server(pinned(core, command), port)
+    return server(pinned(core, command), port, workers=workers)
 
 
 def wrk_script(folder: Path, name: str, body: bytes) -> Path:
@@ -291,9 +299,6 @@ def workers() -> None:
         for count in (1, 2, 4):
             port = free_port()
             with opspec_server(port, core=None, workers=count):
-                # /healthz answers once the first worker is up; the others are still importing the ops
-                # (about 2 s of CPU each), which would be timed as the service's own cost
-                time.sleep(3 * count)
                 url = f"http://127.0.0.1:{port}/v1/validate"
                 wrk(url, script, 1, threads=2, connections=16, core=None)
                 rates = [wrk(url, script, 2, threads=2, connections=16, core=None) for _ in range(3)]
