@@ -13,7 +13,7 @@ cores, opspec and a bare FastAPI app taking turns in 1 s slices, medians of the 
   evaluation of 4,000,000 f32 sent as a JSON list, over the body's size.
 - Scale-out: `opspec serve --workers N` for N = 1, 2, 4 (unpinned; wrk with 2 threads), validate req/s.
 
-    .venv/bin/python bench/bench_http.py [--slices 15] [--skip-workers]
+    .venv/bin/python bench/bench_http.py [--slices 15] [--skip-workers] [--only {bare,batch,memory,workers}]
 
 Prints figures; asserts nothing. Needs `wrk` and `taskset` on the PATH and 2 cores.
 """
@@ -313,20 +313,25 @@ def main() -> None:
     parser.add_argument("--slices", type=int, default=15)
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--skip-workers", action="store_true")
-    parser.add_argument("--only", choices=["bare", "batch", "memory", "workers"], help="one part alone")
+    parser.add_argument("--only", choices=("bare", "batch", "memory", "workers"), help="run that part alone")
     args = parser.parse_args()
+    if args.only == "memory":  # neither wrk nor a second core: one request to a fresh server
+        list_body_memory()
+        return
     if shutil.which("wrk") is None or shutil.which("taskset") is None:
         print("bench_http: needs wrk and taskset (`make bench` installs wrk with apt); skipped")
         return
     if (os.cpu_count() or 1) < 2:
         print("bench_http: needs 2 cores (server and client pinned apart); skipped")
         return
-    print("Over HTTP, opspec against a bare FastAPI app answering the same bytes (server core 0, wrk core 1)")
     if args.only in (None, "bare"):
+        print(
+            "Over HTTP, opspec against a bare FastAPI app answering the same bytes (server core 0, wrk core 1)"
+        )
         against_bare(args.slices)
     if args.only in (None, "batch"):
         batch(args.rounds)
-    if args.only in (None, "memory"):
+    if args.only is None:
         list_body_memory()
     if args.only == "workers" or (args.only is None and not args.skip_workers):
         print("Scale-out on this machine: validate throughput by worker count")
