@@ -170,3 +170,30 @@ def test_sigterm_stops_one_worker_with_status_0_and_make_serve_as_the_readme_say
     readme = " ".join((root / "README.md").read_text().split())
     assert "it finishes the requests in flight and `opspec serve` exits 0" in readme
     assert "`make serve` itself then exits 130 or 143" in readme
+
+
+def test_the_access_log_comes_soon_after_each_answer_and_all_of_it_at_exit() -> None:
+    """Lines are written in batches (app/api/middleware.py AccessLog): one shows up while the server
+    idles, and the line of an answer given just before SIGTERM is written on the way out."""
+    port = free_port()
+    server = subprocess.Popen(
+        [str(OPSPEC), "serve", "--port", str(port)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    log = ServerLog(server.stderr)
+    try:
+        log.wait_for("Application startup complete.")
+        base = f"http://127.0.0.1:{port}"
+        httpx.get(f"{base}/healthz", headers={"x-request-id": "first-line"})
+        log.wait_for('"request_id": "first-line"', timeout=5)
+        httpx.get(f"{base}/healthz", headers={"x-request-id": "last-line"})
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) == 0
+        log.close()
+        assert log.count('"request_id": "last-line", "method": "GET", "route": "/healthz"') == 1
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()

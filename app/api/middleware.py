@@ -8,6 +8,8 @@ openapi_extra; FastAPI lists JSON for a body model). JSON is application/json or
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import itertools
 import json
 import os
@@ -145,7 +147,7 @@ class Gate:
             metrics.record_request(method, template, status, elapsed)
             if self.access_log:
                 # json.dumps's own layout, key for key, as the line has always been written
-                sys.stderr.write(
+                ACCESS_LOG.write(
                     f'{{"request_id": "{rid}{middle}{status}, "duration_ms": {round(elapsed * 1000, 3)!r}}}\n'
                 )
 
@@ -162,6 +164,43 @@ class Gate:
         if found is not None and found[0] == path and method in metrics.METHODS:
             self._known[(method, path)] = (template, middle)
         return template, middle
+
+
+class AccessLog:
+    """The access log's lines, written to stderr in batches: stderr is line-buffered, so a line a
+    request was a write(2) a request, the largest part of the log's cost. A line waits at most
+    FLUSH_SECONDS (a timer on the running loop, or the next line after that long) or until
+    FLUSH_LINES are waiting; whatever waits at exit is written then."""
+
+    FLUSH_SECONDS = 0.05
+    FLUSH_LINES = 256
+
+    def __init__(self) -> None:
+        self._lines: list[str] = []
+        self._first_at = 0.0
+        atexit.register(self.flush)
+
+    def write(self, line: str) -> None:
+        lines = self._lines
+        lines.append(line)
+        if len(lines) == 1:
+            self._first_at = time.monotonic()
+            try:
+                asyncio.get_running_loop().call_later(self.FLUSH_SECONDS, self.flush)
+            except RuntimeError:  # no loop to wait on: written now
+                self.flush()
+        elif len(lines) >= self.FLUSH_LINES or time.monotonic() - self._first_at > self.FLUSH_SECONDS:
+            self.flush()  # the timer's loop may be gone (a test client's); the next line writes them
+
+    def flush(self) -> None:
+        if self._lines:
+            text = "".join(self._lines)
+            self._lines.clear()
+            sys.stderr.write(text)
+            sys.stderr.flush()
+
+
+ACCESS_LOG = AccessLog()
 
 
 def json_text(text: str) -> str:

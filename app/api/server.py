@@ -37,6 +37,8 @@ class _HeaderTimer:
     """
 
     _header_timer: asyncio.TimerHandle | None = None
+    _deadline = 0.0
+    _cycle_armed: Any = None
     cycle: Any
     loop: asyncio.AbstractEventLoop
     transport: asyncio.Transport
@@ -55,13 +57,20 @@ class _HeaderTimer:
         super().connection_lost(exc)  # type: ignore[misc]
 
     def _arm(self) -> None:
-        if self._header_timer is not None:
-            self._header_timer.cancel()
-        self._header_timer = self.loop.call_later(get_settings().header_timeout, self._expire, self.cycle)
+        # A deadline moved, not a timer cancelled and made again on every answer: one timer per
+        # connection at a time, which on firing early re-arms itself for the deadline as it stands.
+        self._deadline = self.loop.time() + get_settings().header_timeout
+        self._cycle_armed = self.cycle
+        if self._header_timer is None:
+            self._header_timer = self.loop.call_at(self._deadline, self._expire)
 
-    def _expire(self, cycle_then: Any) -> None:
-        # A new cycle means the headers of a new request arrived in time: leave it to finish.
-        if self.cycle is cycle_then and not self.transport.is_closing():
+    def _expire(self) -> None:
+        self._header_timer = None
+        if self.cycle is not self._cycle_armed or self.transport.is_closing():
+            return  # a request's headers arrived in time: its answer arms the timer again
+        if self.loop.time() < self._deadline:
+            self._header_timer = self.loop.call_at(self._deadline, self._expire)
+        else:
             self.transport.close()
 
 

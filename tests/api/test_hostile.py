@@ -439,6 +439,41 @@ def test_slow_headers_and_a_trickled_body_are_cut_off() -> None:
         server.wait(timeout=10)
 
 
+def test_the_header_timer_spares_a_busy_connection_and_closes_an_idle_one() -> None:
+    """One timer per connection, moved by each answer: requests every 0.4 s for twice the header
+    timeout are all answered on one connection; then, idle, it is closed after the timeout."""
+    port = _free_port()
+    env = {**os.environ, "OPSPEC_PORT": str(port), "OPSPEC_HEADER_TIMEOUT": "1", "OPSPEC_ACCESS_LOG": "false"}
+    server = subprocess.Popen(
+        [str(OPSPEC), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                httpx.get(f"http://127.0.0.1:{port}/healthz")
+                break
+            except httpx.TransportError:
+                assert server.poll() is None and time.monotonic() < deadline
+                time.sleep(0.1)
+        with socket.create_connection(("127.0.0.1", port), timeout=10) as kept:
+            for _ in range(6):
+                kept.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                answer = b""
+                while not answer.endswith(b'{"status":"ok"}'):  # headers and body may come apart
+                    chunk = kept.recv(4096)
+                    assert chunk, answer
+                    answer += chunk
+                assert answer.startswith(b"HTTP/1.1 200 ")
+                time.sleep(0.4)
+            started = time.monotonic()
+            assert kept.recv(100) == b""  # closed, idle
+            assert time.monotonic() - started < 5  # by the header timer, not keep-alive's 5 s
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
 def test_a_route_declares_the_media_types_it_reads() -> None:
     """The 415 rule is each route's own declaration: the content types of its requestBody (a route
     reading XML or multipart lists them in openapi_extra), else JSON."""

@@ -5,6 +5,7 @@ line stays json.dumps's layout, key for key."""
 
 from __future__ import annotations
 
+import asyncio
 import io
 import json
 from pathlib import Path
@@ -15,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.api import metrics
-from app.api.middleware import REQUEST_IDS, json_text
+from app.api.middleware import ACCESS_LOG, REQUEST_IDS, AccessLog, json_text
 from app.core.config import Settings
 from app.main import create_app
 
@@ -126,12 +127,14 @@ def test_the_metrics_count_a_hot_answer_as_a_routed_one() -> None:
 )
 def test_the_access_log_line_is_json_dumps_layout(monkeypatch, path) -> None:
     app = create_app(Settings(access_log=True))
+    ACCESS_LOG.flush()  # lines of earlier tests' apps
     written = io.StringIO()
     monkeypatch.setattr("sys.stderr", written)
     with TestClient(app, raise_server_exceptions=False) as client:
         client.post(
             path, content=SPEC_BODIES[0], headers={"content-type": "application/json", "x-request-id": "r1"}
         )
+    ACCESS_LOG.flush()
     (line,) = written.getvalue().splitlines()
     entry = json.loads(line)
     assert list(entry) == ["request_id", "method", "route", "path", "status", "duration_ms"]
@@ -148,3 +151,34 @@ def test_request_ids_are_32_hex_digits_and_unique() -> None:
     ids = {REQUEST_IDS.next() for _ in range(1000)}
     assert len(ids) == 1000
     assert all(len(i) == 32 and int(i, 16) >= 0 for i in ids)
+
+
+def test_the_access_log_writes_its_lines_in_batches_soon_after(monkeypatch) -> None:
+    log = AccessLog()
+    written = io.StringIO()
+    monkeypatch.setattr("sys.stderr", written)
+
+    async def serve_three() -> tuple[str, str]:
+        for index in range(3):
+            log.write(f"line {index}\n")
+        before = written.getvalue()
+        await asyncio.sleep(log.FLUSH_SECONDS * 3)
+        return before, written.getvalue()
+
+    before, after = asyncio.run(serve_three())
+    assert (before, after) == ("", "line 0\nline 1\nline 2\n")
+    log.write("no loop\n")  # outside a loop: at once
+    assert written.getvalue().endswith("line 2\nno loop\n")
+
+
+def test_a_full_access_log_batch_is_written_at_once(monkeypatch) -> None:
+    log = AccessLog()
+    written = io.StringIO()
+    monkeypatch.setattr("sys.stderr", written)
+
+    async def fill() -> str:
+        for index in range(log.FLUSH_LINES):
+            log.write(f"{index}\n")
+        return written.getvalue()
+
+    assert asyncio.run(fill()).count("\n") == log.FLUSH_LINES
