@@ -332,18 +332,25 @@ def _check_in_workers(
     settings = get_settings()
     items = [(name, path) if path is not None else _source(name, None, settings) for name, path in paths]
     _preload(paths)
-    bar = _bar(len(items))
+    bars: list = []  # made when the first chunk comes back: after the fork, so no tqdm thread is forked
+
+    def done(count: int) -> None:
+        if not bars:
+            bars.append(_bar(len(items)))
+        if bars[0] is not None:
+            bars[0].update(count)
+
     try:
         yield from parallel.ordered_map(
             functools.partial(check_file, ignore=ignore),
             items,
             [_weight(item) + parallel.FILE_OVERHEAD_BYTES for item in items],
             workers,
-            done=bar.update if bar is not None else None,
+            done=done,
         )
     finally:
-        if bar is not None:
-            bar.close()
+        if bars and bars[0] is not None:
+            bars[0].close()
 
 
 def run_check(
@@ -407,9 +414,8 @@ def _check(args: argparse.Namespace) -> int:
             shard=args.shard,
         )
     except WorkerDied as exc:
-        print(
-            f"opspec check: a worker process of --jobs {args.jobs} died ({exc}); no report", file=sys.stderr
-        )
+        jobs = args.jobs or "auto"
+        print(f"opspec check: a worker process of --jobs {jobs} died ({exc}); no report", file=sys.stderr)
         return EXIT_MALFORMED
     # A shard of a CI matrix wider than the file list may get no file: that is no wrong folder.
     if not report.files and (report.shard is None or not report.shard.files_in_all):
