@@ -17,14 +17,16 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_startup import median, timed
-from bench.timing import race_median, verdict
+from bench.timing import verdict
 
 ROOT = Path(__file__).resolve().parent.parent
 GOAL = 1.6
@@ -33,14 +35,26 @@ OPSPEC = str(Path(sys.executable).with_name("opspec"))
 IMPORTS = "import app.cli, app.formats.graphs, app.formats.onednn; app.core.config.get_settings()"
 
 
-def in_process(runs: int) -> tuple[float, float]:
-    """The check alone (walk, read, check, merge; no start-up, no writing) with one and two workers."""
+def cpu_now() -> tuple[float, float]:
+    """CPU seconds (user + system) so far of this process, and of its reaped children (the workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def in_process(runs: int) -> dict[int, tuple[float, float, float]]:
+    """The check alone (walk, read, check, merge; no start-up, no writing) with one and two workers,
+    taking turns: median wall, and median CPU of this process and of its workers."""
     from app.cli import run_check
 
     run_check([str(FOLDER)])  # imports and lazy set-up out of the way
-    return tuple(
-        race_median(runs, lambda: run_check([str(FOLDER)]), lambda: run_check([str(FOLDER)], jobs=2))
-    )
+    times: dict[int, list[tuple[float, float, float]]] = {1: [], 2: []}
+    for _ in range(runs):
+        for jobs in times:
+            (own, children), start = cpu_now(), time.perf_counter()
+            run_check([str(FOLDER)], jobs=jobs)
+            wall, (own_after, children_after) = time.perf_counter() - start, cpu_now()
+            times[jobs].append((wall, own_after - own, children_after - children))
+    return {jobs: tuple(median([t[i] for t in rows]) for i in range(3)) for jobs, rows in times.items()}
 
 
 def main() -> None:
@@ -82,15 +96,22 @@ def main() -> None:
         f"speed-up {ratio:.2f}x  goal: --jobs 2 at least {GOAL}x faster than --jobs 1: {verdict(ratio, GOAL, at_least=True)}"
     )
     print(f"reports byte-identical: {'yes' if identical else 'NO'}")
-    one, two = in_process(runs)
+    check = in_process(runs)
+    for jobs, (wall_s, own, workers) in check.items():
+        print(
+            f"the check alone, in one process, --jobs {jobs} (no start-up, no report written): wall {wall_s:.3f} s, "
+            f"CPU {own:.3f} s in the parent + {workers:.3f} s in the workers"
+        )
+    # Wall time measures the other work on a loaded machine as much as ours: the same run on an idle
+    # machine, from CPU times, takes the start-up and the report as they are and the workers' CPU split
+    # evenly over the two cores.
+    rest = cpu[1] - check[1][1]
+    idle_two = rest + check[2][1] + check[2][2] / 2
     print(
-        f"the check alone, in one process (no start-up, no report written): --jobs 1 {one:.3f} s, "
-        f"--jobs 2 {two:.3f} s, {one / two:.2f}x"
-    )
-    fixed = wall["imports"]
-    print(
-        f"start-up is {fixed / wall[1]:.0%} of a --jobs 1 run: with it fixed, the best --jobs 2 can do is "
-        f"{wall[1] / (fixed + (wall[1] - fixed) / 2):.2f}x"
+        f"on an idle 2-core machine, from CPU times: --jobs 1 {cpu[1]:.3f} s, --jobs 2 about {idle_two:.3f} s, "
+        f"{cpu[1] / idle_two:.2f}x ({verdict(cpu[1] / idle_two, GOAL, at_least=True)}); start-up is "
+        f"{cpu['imports'] / cpu[1]:.0%} of a --jobs 1 run's CPU, so even free workers could give at most "
+        f"{cpu[1] / (cpu['imports'] + (cpu[1] - cpu['imports']) / 2):.2f}x"
     )
 
 
