@@ -154,8 +154,8 @@ def ordered_map(
 
 
 def _stop(executor: ProcessPoolExecutor) -> None:
-    """Stop a failed or interrupted run's pool at once: queued chunks dropped, busy workers terminated (a run that failed or was
-    interrupted wants none of their answers), every worker reaped, so none is left a zombie."""
+    """Stop a failed or interrupted run's pool at once (it wants none of the answers still to come):
+    queued chunks dropped, busy workers terminated, every worker reaped, so none is left a zombie."""
     processes = list(getattr(executor, "_processes", {}).values())  # no public handle before 3.14
     executor.shutdown(wait=False, cancel_futures=True)
     for process in processes:
