@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 # what it needs when it runs, so `opspec --version` and `opspec --help` pay for no numpy, pydantic or
 # op registry (they took ~1 s idle, 2 s under load, and a pre-commit hook paid it on every commit).
 from app.report import WRITERS, text
-from app.report.model import EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, FileReport, RunReport
+from app.report.model import EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, FileReport, RunReport, Shard
 
 if TYPE_CHECKING:
     from app.core.config import Settings
@@ -153,24 +153,27 @@ def project_options(start: Path | None = None) -> dict[str, list[str]]:
     return options
 
 
+def _names(relative: PurePosixPath, folders: bool) -> list[str]:
+    """What a glob is tried on for one relative path: the path, its name, and (folders) each folder on
+    its way, as a path from the top and by its own name."""
+    names = [relative.as_posix(), relative.name]
+    if folders:
+        parts = relative.parts[:-1]
+        # "/".join, not a PurePosixPath per folder: a walk of a few hundred files spent ~0.1 s on those
+        names += ["/".join(parts[: i + 1]) for i in range(len(parts))]
+        names += list(parts)
+    return names
+
+
 def _matches(patterns: Iterable[str], relatives: list[PurePosixPath], folders: bool) -> bool:
     """Does a glob match one of a file's relative paths, its name, or (folders) a folder on its way?"""
-    for pattern in patterns:
-        for relative in relatives:
-            names = [relative.as_posix(), relative.name]
-            if folders:
-                names += [
-                    PurePosixPath(*relative.parts[: i + 1]).as_posix() for i in range(len(relative.parts) - 1)
-                ]
-                names += list(relative.parts[:-1])
-            if any(fnmatchcase(name, pattern) for name in names):
-                return True
-    return False
+    names = [name for relative in relatives for name in _names(relative, folders)]
+    return any(fnmatchcase(name, pattern) for pattern in patterns for name in names)
 
 
-def _relatives(file: Path, root: Path) -> list[PurePosixPath]:
+def _relatives(file: Path, root: Path, cwd: Path | None = None) -> list[PurePosixPath]:
     relatives = [PurePosixPath(file.relative_to(root).as_posix())]
-    cwd, resolved = Path.cwd().resolve(), file.resolve()
+    cwd, resolved = cwd or Path.cwd().resolve(), file.resolve()
     if resolved.is_relative_to(cwd):  # else outside the working directory
         relatives.append(PurePosixPath(resolved.relative_to(cwd).as_posix()))
     return relatives
@@ -184,6 +187,7 @@ def _paths(
     from app.formats.readers import walk
 
     include, exclude = list(include), [*DEFAULT_EXCLUDE, *exclude]
+    cwd = Path.cwd().resolve()  # once: resolving it per file was a syscall each
     found: list[tuple[str, Path | None]] = []
     for name in names:
         path = Path(name)
@@ -191,7 +195,7 @@ def _paths(
             found.append((name, None))
         elif path.is_dir():
             for file in walk(path):
-                relatives = _relatives(file, path)
+                relatives = _relatives(file, path, cwd)
                 if include and not _matches(include, relatives, folders=False):
                     continue
                 if not _matches(exclude, relatives, folders=True):
@@ -206,30 +210,50 @@ def _paths(
 GRAPH_SUFFIXES = (".onnx", ".xml")
 
 
-def _sources(paths: list[tuple[str, Path | None]], settings: Settings) -> Iterator[Source]:
+def _source(name: str, path: Path | None, settings: Settings) -> Source:
     from app.formats.source import Source, load
 
     max_bytes = settings.max_body_bytes
+    if path is None:
+        data = sys.stdin.buffer.read(max_bytes + 1)
+        if len(data) > max_bytes:
+            return Source(name, b"", None, f"more than {max_bytes:,} bytes (max_body_bytes)")
+        return Source(name, data)
+    if path.suffix.lower() in GRAPH_SUFFIXES:
+        return load(name, path, settings.max_graph_bytes, "max_graph_bytes")
+    return load(name, path, max_bytes)
+
+
+def _sources(paths: list[tuple[str, Path | None]], settings: Settings) -> Iterator[Source]:
     for name, path in paths:
-        if path is None:
-            data = sys.stdin.buffer.read(max_bytes + 1)
-            if len(data) > max_bytes:
-                yield Source(name, b"", None, f"more than {max_bytes:,} bytes (max_body_bytes)")
-            else:
-                yield Source(name, data)
-        elif path.suffix.lower() in GRAPH_SUFFIXES:
-            yield load(name, path, settings.max_graph_bytes, "max_graph_bytes")
-        else:
-            yield load(name, path, max_bytes)
+        yield _source(name, path, settings)
+
+
+def _bar(total: int):
+    """A bar of files on stderr for a long run at a terminal (CI logs and pipes get nothing: None),
+    counted by the caller: with --jobs files come back a chunk at a time."""
+    if total < PROGRESS_MIN_FILES or not sys.stderr.isatty():
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=total, unit="file", file=sys.stderr, leave=False)
 
 
 def _progress(items: Iterator, total: int) -> Iterator:
-    """A bar on stderr for a long run at a terminal; CI logs and pipes get nothing."""
-    if total < PROGRESS_MIN_FILES or not sys.stderr.isatty():
+    """The items, counted on a bar (_bar) as each is taken."""
+    bar = _bar(total)
+    if bar is None:
         return items
-    from tqdm import tqdm
 
-    return iter(tqdm(items, total=total, unit="file", file=sys.stderr, leave=False))
+    def counted() -> Iterator:
+        try:
+            for item in items:
+                yield item
+                bar.update()
+        finally:
+            bar.close()
+
+    return counted()
 
 
 PROGRESS_MIN_NODES = 10_000  # a graph this large takes long enough for a bar of its own
@@ -265,6 +289,72 @@ def ignore_rules(file: FileReport, patterns: Iterable[str]) -> FileReport:
     return file
 
 
+def check_file(item: tuple[str, Path] | Source, ignore: tuple[str, ...] = ()) -> FileReport:
+    """One file's report, read from disk or (stdin, read by the parent) from its Source: what a worker
+    of --jobs does per file, and the plain run too."""
+    from app.core.config import get_settings
+    from app.formats.readers import read_source
+
+    source = _source(*item, get_settings()) if isinstance(item, tuple) else item
+    return ignore_rules(read_source(source), ignore)
+
+
+def _weight(item: tuple[str, Path] | Source) -> int:
+    """How much checking a file is likely to take, for scheduling: its size in bytes."""
+    if not isinstance(item, tuple):
+        return len(item.data)
+    try:
+        return item[1].stat().st_size
+    except OSError:
+        return 0  # reported as unreadable when its turn comes
+
+
+def _preload(paths: list[tuple[str, Path | None]]) -> None:
+    """Import the readers of the formats in the run before workers fork, so each does not import them
+    again (onnx takes a while)."""
+    from app.formats import graphs  # noqa: F401  (its import brings numpy, pydantic and the op registry)
+
+    suffixes = {path.suffix.lower() for _, path in paths if path is not None}
+    if ".json" in suffixes or any(path is None for _, path in paths):
+        from app.formats import onednn  # noqa: F401
+    if ".xml" in suffixes:
+        from app.formats import openvino  # noqa: F401
+    if ".onnx" in suffixes:
+        from app.formats import onnx  # noqa: F401
+
+
+def _check_in_workers(
+    paths: list[tuple[str, Path | None]], ignore: tuple[str, ...], workers: int
+) -> Iterator[FileReport]:
+    """The files' reports from `workers` processes, in the order of `paths`; standard input is read here
+    (a worker's stdin is not the user's)."""
+    from app.core.config import get_settings
+    from app.formats import parallel
+
+    settings = get_settings()
+    items = [(name, path) if path is not None else _source(name, None, settings) for name, path in paths]
+    _preload(paths)
+    bars: list = []  # made when the first chunk comes back: after the fork, so no tqdm thread is forked
+
+    def done(count: int) -> None:
+        if not bars:
+            bars.append(_bar(len(items)))
+        if bars[0] is not None:
+            bars[0].update(count)
+
+    try:
+        yield from parallel.ordered_map(
+            functools.partial(check_file, ignore=ignore),
+            items,
+            [_weight(item) + parallel.FILE_OVERHEAD_BYTES for item in items],
+            workers,
+            done=done,
+        )
+    finally:
+        if bars and bars[0] is not None:
+            bars[0].close()
+
+
 def run_check(
     names: Iterable[str],
     *,
@@ -273,20 +363,33 @@ def run_check(
     include: Iterable[str] = (),
     exclude: Iterable[str] = (),
     ignore: Iterable[str] = (),
+    jobs: int = 1,
+    shard: tuple[int, int] | None = None,
 ) -> RunReport:
+    """Check the files and folders `names` into one report, in their order. `jobs` worker processes
+    (0: one per core) check them; `shard` (K, N) keeps only the files of shard K of N."""
     from app.core.config import get_settings
+    from app.formats import parallel
     from app.formats.graph import PROGRESS
-    from app.formats.readers import read_source
 
     report = RunReport(version=version(), strict=strict, require_checked=require_checked)
     paths = _paths(names, include, exclude)
-    ignore = list(ignore)
-    token = PROGRESS.set(_node_bar if len(paths) < PROGRESS_MIN_FILES else None)
-    try:
-        for source in _progress(_sources(paths, get_settings()), len(paths)):
-            report.add(ignore_rules(read_source(source), ignore))
-    finally:
-        PROGRESS.reset(token)
+    if shard is not None:
+        index, count = shard
+        report.shard = Shard(index, count, len(paths))
+        paths = [(n, p) for n, p in paths if parallel.in_shard(parallel.shard_key(p, n), index, count)]
+    ignore = tuple(ignore)
+    workers = min(parallel.workers_for(jobs), len(paths))
+    if workers > 1:
+        for file in _check_in_workers(paths, ignore, workers):
+            report.add(file)
+    else:
+        token = PROGRESS.set(_node_bar if len(paths) < PROGRESS_MIN_FILES else None)
+        try:
+            for source in _progress(_sources(paths, get_settings()), len(paths)):
+                report.add(check_file(source, ignore))
+        finally:
+            PROGRESS.reset(token)
     if report.files and all(file.read for file in report.files):
         report.unit_noun = "nodes"  # graphs only: their units are nodes
     return report
@@ -299,15 +402,25 @@ def _check(args: argparse.Namespace) -> int:
         print(f"opspec check: {exc}", file=sys.stderr)
         return EXIT_MALFORMED
     include, exclude = options["include"] + args.include, options["exclude"] + args.exclude
-    report = run_check(
-        args.files,
-        strict=args.strict,
-        require_checked=args.require_checked,
-        include=include,
-        exclude=exclude,
-        ignore=options["ignore"] + args.ignore,
-    )
-    if not report.files:
+    from app.formats.parallel import WorkerDied
+
+    try:
+        report = run_check(
+            args.files,
+            strict=args.strict,
+            require_checked=args.require_checked,
+            include=include,
+            exclude=exclude,
+            ignore=options["ignore"] + args.ignore,
+            jobs=args.jobs,
+            shard=args.shard,
+        )
+    except WorkerDied as exc:
+        jobs = args.jobs or "auto"
+        print(f"opspec check: a worker process of --jobs {jobs} died ({exc}); no report", file=sys.stderr)
+        return EXIT_MALFORMED
+    # A shard of a CI matrix wider than the file list may get no file: that is no wrong folder.
+    if not report.files and (report.shard is None or not report.shard.files_in_all):
         folders = ", ".join(args.files)
         print(
             f"opspec check: no descriptor or graph files in {folders} (searched for *.json, *.onnx and "
@@ -381,7 +494,7 @@ def _emit(report: RunReport, args: argparse.Namespace) -> int:
             )
             return EXIT_MALFORMED
     if args.format != "text":  # the log still says how the run went
-        print(text.summary_line(report.summary(), report.unit_noun), file=sys.stderr)
+        print(text.summary_line(report.summary(), report.unit_noun, report.shard), file=sys.stderr)
     return report.exit_code()
 
 
@@ -421,6 +534,33 @@ def _serve(args: argparse.Namespace) -> int:
     host = args.host or settings.host
     server.run(settings, host, args.port if args.port is not None else settings.port, workers=args.workers)
     return 0
+
+
+def _jobs(text: str) -> int:
+    if text == "auto":
+        return 0
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(
+            f"expected a whole number of processes, at least 1 (or 0 or auto: one per core), got {text!r}"
+        )
+    return value
+
+
+def _shard(text: str) -> tuple[int, int]:
+    index, _, count = text.partition("/")
+    try:
+        k, n = int(index), int(count)
+    except ValueError:
+        k = n = 0
+    if not 1 <= k <= n:
+        raise argparse.ArgumentTypeError(
+            f"expected K/N, whole numbers with 1 <= K <= N (shard K of N, e.g. 2/4), got {text!r}"
+        )
+    return k, n
 
 
 def _positive_int(text: str) -> int:
@@ -490,6 +630,22 @@ def build_parser() -> argparse.ArgumentParser:
         default=os.environ.get("OPSPEC_LINK_BASE") or None,
         help="the web page's URL (e.g. http://opspec.internal/): the text report adds under each finding of "
         "a descriptor or graph node a link that opens it on the page (default from OPSPEC_LINK_BASE)",
+    )
+    check.add_argument(
+        "-j",
+        "--jobs",
+        metavar="N",
+        type=_jobs,
+        default=1,
+        help="check the files in N worker processes (0 or auto: one per core); the report and exit code are "
+        "those of one process (default 1)",
+    )
+    check.add_argument(
+        "--shard",
+        metavar="K/N",
+        type=_shard,
+        help="check only shard K of N (1 <= K <= N): a stable split of the files, by a hash of each one's "
+        "path relative to the working directory, for N machines of a CI matrix",
     )
     check.add_argument("--json", dest="format", action="store_const", const="json", help=argparse.SUPPRESS)
     check.set_defaults(run=_check)

@@ -8,6 +8,7 @@ backend, setuptools, comes from the package index as in CI)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shlex
@@ -98,3 +99,31 @@ def test_the_images_source_label_is_the_projects_url() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert f"ARG SOURCE={URL}\n" in dockerfile
     assert 'org.opencontainers.image.source="${SOURCE}"' in dockerfile
+
+
+def test_the_matrix_snippets_shards_check_every_model_once_each_its_own_sarif_category(tmp_path) -> None:
+    """The zoo matrix's `opspec check` commands, run as each of its shards would run them (this
+    checkout's opspec: the install is the snippets' above)."""
+    block = _block(".github/workflows/opspec-zoo.yml")
+    shards = re.search(r"shard: \[([\d, ]+)\]", block).group(1).split(", ")
+    commands = [c for c in _commands(block) if c.startswith("opspec check")]
+    assert len(commands) == 2 and all(
+        "--jobs auto" in c and "--shard ${{ matrix.shard }}/" in c for c in commands
+    )
+    _models(tmp_path)
+    for index in range(10):
+        (tmp_path / "models" / f"m{index}.json").write_text(
+            '{"kind": "Max", "inputs": [{"dtype": "f32", "shape": [2]}, {"dtype": "f32", "shape": [3]}]}'
+        )
+    opspec = Path(sys.executable).with_name("opspec")
+    categories, checked = [], []
+    for shard in shards:
+        for command in commands:
+            line = command.replace("${{ matrix.shard }}", shard).replace("opspec ", f"{opspec} ", 1)
+            done = subprocess.run(line, shell=True, cwd=tmp_path, capture_output=True, text=True, check=False)
+            assert done.returncode in {0, 1}, (line, done.stderr)
+        [run] = json.loads((tmp_path / "opspec.sarif").read_text())["runs"]
+        categories.append(run["automationDetails"]["id"].rsplit("/", 1)[0])
+        checked += {r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] for r in run["results"]}
+    assert categories == [f"opspec/shard-{shard}-of-{len(shards)}" for shard in shards]
+    assert sorted(checked) == sorted(f"models/m{index}.json" for index in range(10))  # each bad model once

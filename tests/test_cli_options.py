@@ -209,12 +209,15 @@ def _wait_until_idle(pid: int, timeout: float = 60.0) -> None:
         last = now
 
 
-def test_ctrl_c_prints_one_line_and_exits_130(tmp_path) -> None:
-    """SIGINT while reading standard input (a check waiting on a pipe that never ends). The child starts
-    with SIGINT's default action: a test run may ignore SIGINT, and a child inheriting that would never
-    see the signal (Python installs its KeyboardInterrupt handler only where SIGINT is not ignored)."""
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_ctrl_c_prints_one_line_and_exits_130(tmp_path, jobs) -> None:
+    """SIGINT while reading standard input (a check waiting on a pipe that never ends; with --jobs the
+    parent reads it before any worker starts). The child starts with SIGINT's default action: a test run
+    may ignore SIGINT, and a child inheriting that would never see the signal (Python installs its
+    KeyboardInterrupt handler only where SIGINT is not ignored)."""
+    files = ["-"] if jobs == 1 else [write(tmp_path, "good.json", GOOD), "-", "--jobs", str(jobs)]
     process = subprocess.Popen(
-        [str(OPSPEC), "check", "-"],
+        [str(OPSPEC), "check", *files],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

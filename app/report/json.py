@@ -56,13 +56,17 @@ def file_dict(file: FileReport) -> dict[str, Any]:
 
 
 def document(report: RunReport) -> dict[str, Any]:
-    return {
+    entry: dict[str, Any] = {
         "tool": {"name": report.tool, "version": report.version},
         "command": report.command,
         "exit_code": report.exit_code(),
-        "summary": report.summary().as_dict(),
-        "files": [file_dict(f) for f in report.files],
     }
+    if report.shard is not None:  # one machine's part of a split run
+        shard = report.shard
+        entry["shard"] = {"index": shard.index, "count": shard.count, "files_in_all": shard.files_in_all}
+    entry["summary"] = report.summary().as_dict()
+    entry["files"] = [file_dict(f) for f in report.files]
+    return entry
 
 
 def write(report: RunReport, out: TextIO) -> None:

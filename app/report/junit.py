@@ -82,7 +82,8 @@ def _suite(file: FileReport, strict: bool) -> ET.Element:
 
 
 def write(report: RunReport, out: TextIO) -> None:
-    root = ET.Element("testsuites", name=f"{report.tool} {report.command}")
+    name = f"{report.tool} {report.command}"
+    root = ET.Element("testsuites", name=f"{name} shard {report.shard}" if report.shard else name)
     suites = [_suite(file, report.strict) for file in report.files]
     for name in ("tests", "failures", "errors", "skipped"):
         total = sum(int(suite.get(name, "0")) for suite in suites)

@@ -132,6 +132,18 @@ class Summary:
         return {name: getattr(self, name) for name in self.__slots__}
 
 
+@dataclass(frozen=True, slots=True)
+class Shard:
+    """Which part of a split run this report covers (`opspec check --shard K/N`)."""
+
+    index: int  # K, 1-based
+    count: int  # N
+    files_in_all: int  # files of the whole run before the split: an empty shard says of how many
+
+    def __str__(self) -> str:
+        return f"{self.index}/{self.count}"
+
+
 @dataclass(slots=True)
 class RunReport:
     files: list[FileReport] = field(default_factory=list)
@@ -142,6 +154,7 @@ class RunReport:
     unit_noun: str = "descriptors"  # what its units are, for summaries: descriptors, nodes, cases
     strict: bool = False  # warnings fail the run too
     require_checked: bool = False  # a graph node nobody checked fails the run too
+    shard: Shard | None = None  # None: the whole run, not one machine's part of it
 
     def add(self, report: FileReport) -> None:
         self.files.append(report)

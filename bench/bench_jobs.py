@@ -1,0 +1,119 @@
+"""`opspec check --jobs 2` against `--jobs 1` on the 283 oneDNN benchdnn graph files (issue 23): the wall
+time of `opspec check tests/formats/files/benchdnn --format json -o FILE` as a fresh process, taking
+turns, the median of each, their ratio against the goal (--jobs 2 at least 1.6x faster), and whether
+the two reports are byte-identical. Then where the time goes: the start-up every run pays before it
+checks a file (the imports, timed as a process of its own), and the check alone, in this process, with
+one and two workers. Prints figures; asserts nothing.
+
+Byte code as a user's install has it (pip compiles every module; this machine sets
+PYTHONDONTWRITEBYTECODE=1 and uv installs none): the children run with the variable unset and their
+byte code cached under a temporary PYTHONPYCACHEPREFIX, warmed by a run of each command first, as
+bench_startup.py does.
+
+    .venv/bin/python bench/bench_jobs.py [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.bench_startup import median, timed
+from bench.timing import verdict
+
+ROOT = Path(__file__).resolve().parent.parent
+GOAL = 1.6
+FOLDER = ROOT / "tests" / "formats" / "files" / "benchdnn"
+OPSPEC = str(Path(sys.executable).with_name("opspec"))
+IMPORTS = "import app.cli, app.formats.graphs, app.formats.onednn; app.core.config.get_settings()"
+
+
+def cpu_now() -> tuple[float, float]:
+    """CPU seconds (user + system) so far of this process, and of its reaped children (the workers)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def in_process(runs: int) -> dict[int, tuple[float, float, float]]:
+    """The check alone (walk, read, check, merge; no start-up, no writing) with one and two workers,
+    taking turns: median wall, and median CPU of this process and of its workers."""
+    from app.cli import run_check
+
+    run_check([str(FOLDER)])  # imports and lazy set-up out of the way
+    times: dict[int, list[tuple[float, float, float]]] = {1: [], 2: []}
+    for _ in range(runs):
+        for jobs in times:
+            (own, children), start = cpu_now(), time.perf_counter()
+            run_check([str(FOLDER)], jobs=jobs)
+            wall, (own_after, children_after) = time.perf_counter() - start, cpu_now()
+            times[jobs].append((wall, own_after - own, children_after - children))
+    return {jobs: tuple(median([t[i] for t in rows]) for i in range(3)) for jobs, rows in times.items()}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--runs", type=int, default=5)
+    runs = parser.parse_args().runs
+    with tempfile.TemporaryDirectory() as folder:
+        env = {key: value for key, value in os.environ.items() if key != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(Path(folder, "pycache"))
+        outputs = {jobs: str(Path(folder, f"jobs{jobs}.json")) for jobs in (1, 2)}
+        commands = {
+            jobs: [OPSPEC, "check", str(FOLDER), "--format", "json", "-o", outputs[jobs], "--jobs", str(jobs)]
+            for jobs in (1, 2)
+        }
+        commands["imports"] = [sys.executable, "-c", IMPORTS]
+        commands["python"] = [sys.executable, "-c", "pass"]
+        for command in commands.values():  # warm the byte code cache
+            timed(command, env)
+        identical = Path(outputs[1]).read_bytes() == Path(outputs[2]).read_bytes()
+        times: dict[object, list[tuple[float, float]]] = {name: [] for name in commands}
+        load_before = os.getloadavg()[0]
+        for _ in range(runs):
+            for name, command in commands.items():
+                times[name].append(timed(command, env))
+        load_after = os.getloadavg()[0]
+    wall = {name: median([w for w, _ in pairs]) for name, pairs in times.items()}
+    cpu = {name: median([c for _, c in pairs]) for name, pairs in times.items()}
+    ratio = wall[1] / wall[2]
+    print(
+        f"opspec check {FOLDER.relative_to(ROOT)} --format json -o FILE: median of {runs} fresh processes "
+        f"each, taking turns; load average {load_before:.1f} before, {load_after:.1f} after ({os.cpu_count()} cores)"
+    )
+    print(f"{'':28} {'wall s':>7} {'CPU s':>7}")
+    print(f"{'--jobs 1':28} {wall[1]:7.3f} {cpu[1]:7.3f}")
+    print(f"{'--jobs 2':28} {wall[2]:7.3f} {cpu[2]:7.3f}")
+    print(f"{'python -c pass':28} {wall['python']:7.3f} {cpu['python']:7.3f}")
+    print(f"{'imports (start-up)':28} {wall['imports']:7.3f} {cpu['imports']:7.3f}  python -c '{IMPORTS}'")
+    print(
+        f"speed-up {ratio:.2f}x  goal: --jobs 2 at least {GOAL}x faster than --jobs 1: {verdict(ratio, GOAL, at_least=True)}"
+    )
+    print(f"reports byte-identical: {'yes' if identical else 'NO'}")
+    check = in_process(runs)
+    for jobs, (wall_s, own, workers) in check.items():
+        print(
+            f"the check alone, in one process, --jobs {jobs} (no start-up, no report written): wall {wall_s:.3f} s, "
+            f"CPU {own:.3f} s in the parent + {workers:.3f} s in the workers"
+        )
+    # Wall time measures the other work on a loaded machine as much as ours: the same run on an idle
+    # machine, from CPU times, takes the start-up and the report as they are and the workers' CPU split
+    # evenly over the two cores.
+    rest = cpu[1] - check[1][1]
+    idle_two = rest + check[2][1] + check[2][2] / 2
+    print(
+        f"on an idle 2-core machine, from CPU times: --jobs 1 {cpu[1]:.3f} s, --jobs 2 about {idle_two:.3f} s, "
+        f"{cpu[1] / idle_two:.2f}x ({verdict(cpu[1] / idle_two, GOAL, at_least=True)}); start-up is "
+        f"{cpu['imports'] / cpu[1]:.0%} of a --jobs 1 run's CPU, so even free workers could give at most "
+        f"{cpu[1] / (cpu['imports'] + (cpu[1] - cpu['imports']) / 2):.2f}x"
+    )
+
+
+if __name__ == "__main__":
+    main()
