@@ -5,6 +5,7 @@ The maximum here is IEEE's `maximum` with two refinements every op of ours uses:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 
@@ -101,13 +102,27 @@ def _reduce(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...], keep_dims: bo
     row = x.size // math.prod(kept) if x.size else 0
     if not trailing or row < _SHORTEST_ROW or not x.flags.c_contiguous:  # (reshape would copy x)
         return np.asarray(ufunc.reduce(x, axis=axes, keepdims=keep_dims))
-    result = ufunc.reduceat(x.reshape(-1), np.arange(0, x.size, row)).reshape(kept)
+    starts = _row_starts(x.size, row) if x.size // row <= _CACHED_STARTS else np.arange(0, x.size, row)
+    result = ufunc.reduceat(x.reshape(-1), starts).reshape(kept)
     earlier = tuple(axis for axis in axes if axis < len(kept))
     if earlier:
         result = np.asarray(ufunc.reduce(result, axis=earlier))
     if keep_dims:
         result = result.reshape([1 if axis in axes else size for axis, size in enumerate(x.shape)])
     return result
+
+
+# Rows up to this many have their start indices kept (_row_starts): 32 shapes, 512 KiB each at most.
+_CACHED_STARTS = 1 << 16
+
+
+@functools.lru_cache(maxsize=32)
+def _row_starts(size: int, row: int) -> np.ndarray:
+    """np.arange(0, size, row), read-only, made once per shape: a repeated reduction (the common case)
+    then skips an allocation and a fill, ~2 us of a ~100 us [1024,1024] reduction."""
+    starts = np.arange(0, size, row)
+    starts.flags.writeable = False
+    return starts
 
 
 def _run_max(wide: np.ndarray, starts: np.ndarray) -> np.ndarray:
