@@ -23,8 +23,11 @@ _KEEP = 1 << 27
 
 _blocks: list[np.ndarray] = []
 _lock = threading.Lock()  # the HTTP routes evaluate on a thread pool: one taker per block
-# References to a block no one else holds: the list's, the loop variable's and getrefcount's argument.
-_UNHELD = 3
+# What getrefcount says of an array only its list refers to, looked up as _unheld looks (interpreters
+# differ in whether the argument's own reference counts).
+_probe = [np.empty(0)]
+_ALONE = sys.getrefcount(_probe[0])
+del _probe
 
 
 def new_array(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
@@ -37,13 +40,22 @@ def new_array(shape: tuple[int, ...], dtype: np.dtype) -> np.ndarray:
     if nbytes < _FROM_BYTES:
         return np.empty(shape, dtype)
     with _lock:  # the view is made inside: the block is held before another thread looks at it
-        for block in _blocks:
-            if block.nbytes == nbytes and sys.getrefcount(block) == _UNHELD:
-                return block.view(dtype).reshape(shape)
-        if sum(block.nbytes for block in _blocks) + nbytes > _KEEP:  # free blocks of other sizes go
-            _blocks[:] = [block for block in _blocks if sys.getrefcount(block) > _UNHELD]
-            if sum(block.nbytes for block in _blocks) + nbytes > _KEEP:
+        for index in range(len(_blocks)):
+            if _blocks[index].nbytes == nbytes and _unheld(index):
+                return _blocks[index].view(dtype).reshape(shape)
+        if _kept() + nbytes > _KEEP:  # free blocks of other sizes make room
+            _blocks[:] = [_blocks[index] for index in range(len(_blocks)) if not _unheld(index)]
+            if _kept() + nbytes > _KEEP:
                 return np.empty(shape, dtype)
-        block = np.empty(nbytes, np.uint8)
-        _blocks.append(block)
-        return block.view(dtype).reshape(shape)
+        _blocks.append(np.empty(nbytes, np.uint8))
+        return _blocks[-1].view(dtype).reshape(shape)
+
+
+def _unheld(index: int) -> bool:
+    """Nothing but the list refers to block `index`: looked up by index, never held in a variable,
+    whose reference would count."""
+    return sys.getrefcount(_blocks[index]) == _ALONE
+
+
+def _kept() -> int:
+    return sum(block.nbytes for block in _blocks)
