@@ -404,31 +404,36 @@ def _max_bits16_in_blocks(shape: tuple[int, ...], arrays: Sequence[np.ndarray]) 
 
 
 def _max_of_two_bits16(first: np.ndarray, second: np.ndarray) -> np.ndarray:
-    """_exact_max_bits16 of two contiguous inputs of one shape: block by block of the flat arrays, into
-    scratch made once, with no test for all-negative blocks (random signs have them in every block).
+    """_exact_max_bits16 of two contiguous inputs of one shape, block by block of the flat arrays into
+    scratch made once, from the unsigned maximum rather than the signed one.
 
-    Per block the general path makes about twenty calls, and at 8M elements its Python steps were
-    a fifth of the time (2.8 against 2.3 ms for two f16 [4,1024,1024]; onnxruntime 2.3 ms)."""
+    As unsigned integers, floats with the sign clear sort as the floats do and sort below every float
+    with it set, so the unsigned maximum is the answer where its sign is clear (both inputs >= +0) and
+    the other input, its XOR with a ^ b, where it is set (-0 gives way to +0, as it should). NaNs with
+    the sign set are the largest unsigned values of all, so one reduction of that maximum, in cache,
+    says whether a block holds one, where the general path reduces each input (0.5 of 2.5 ms for two
+    f16 [4,1024,1024]); those are put back as there. With the general path's twenty calls a block,
+    its Python steps were a fifth of the time: 2.8 ms against 2.1 ms here (onnxruntime 2.3 ms)."""
     shape, dtype = first.shape, first.dtype
     floor = np.uint16(0x8000 | _INF_BITS[dtype])
-    x, y = first.reshape(-1).view(np.int16), second.reshape(-1).view(np.int16)
-    x_unsigned, y_unsigned = x.view(np.uint16), y.view(np.uint16)
+    x, y = first.reshape(-1).view(np.uint16), second.reshape(-1).view(np.uint16)
     result = new_array(shape, dtype)
-    out = result.reshape(-1).view(np.int16)
+    out = result.reshape(-1).view(np.uint16)
     step = max(1, min(_BLOCK // 2, out.size))  # 16-bit elements in a block
-    differ, negative = np.empty(step, np.int16), np.empty(step, np.int16)
+    differ, negative = np.empty(step, np.uint16), np.empty(step, np.int16)
     for start in range(0, out.size, step):
         block = slice(start, start + step)
         a, b, high = x[block], y[block], out[block]
         np.maximum(a, b, out=high)
+        negative_nan = np.maximum.reduce(high) > floor
         d, n = differ[: high.size], negative[: high.size]
-        np.bitwise_xor(a, b, out=d)  # the minimum's bits XOR the maximum's, of two inputs
-        np.right_shift(high, 15, out=n)  # all ones where both are negative
-        d &= n
+        np.bitwise_xor(a, b, out=d)  # the other input's bits XOR the maximum's
+        np.right_shift(high.view(np.int16), 15, out=n)  # all ones where the sign is set
+        d &= n.view(np.uint16)
         high ^= d
-        if np.maximum.reduce(x_unsigned[block]) > floor or np.maximum.reduce(y_unsigned[block]) > floor:
-            unsigned = np.maximum(x_unsigned[block], y_unsigned[block])
-            np.copyto(high.view(np.uint16), unsigned, where=unsigned > floor)
+        if negative_nan:
+            unsigned = np.maximum(a, b)
+            np.copyto(high, unsigned, where=unsigned > floor)
     return result
 
 
