@@ -11,6 +11,7 @@ The limits of app.core.config apply as they do over HTTP.
 from __future__ import annotations
 
 import json
+import math
 import os
 from typing import Any
 
@@ -19,6 +20,10 @@ from pydantic import ValidationError
 
 from app.core import engine
 from app.core.config import Settings, get_settings
+from app.core.dtypes import DTYPES
+from app.core.kernels import reduce_max
+from app.core.payload import buffer_nbytes
+from app.core.shapes import wrap_axes
 from app.ops import BY_NAME, DESCRIPTOR
 from app.parsing import describe_errors
 
@@ -61,8 +66,76 @@ def evaluate(descriptor: dict[str, Any], settings: Settings | None = None) -> di
     Raises Malformed; engine.Invalid (its `diagnostics`) for a descriptor that breaks a rule;
     engine.NotEvaluable (`path`, `message`) when data or sizes are missing; payload.LimitExceeded
     (`path`, `message`, `limit`) when a limit would be crossed."""
+    settings = settings or get_settings()
+    # Held to _evaluate_checked by tests/test_library.py, test_plain_reduce_max_answers_as_the_full_path
+    answer = _plain_reduce_max(descriptor, settings)
+    return answer if answer is not None else _evaluate_checked(descriptor, settings)
+
+
+# The keys a plain ReduceMax has, and its source dtypes by their canonical names (the only spelling
+# taken here: an alias goes the full way, which answers with the canonical name).
+_PLAIN_KEYS = ({"kind", "inputs"}, {"kind", "attrs", "inputs"})
+_PLAIN_ATTRS = ({"axes"}, {"axes", "keep_dims"})
+_TENSOR_KEYS = {"dtype", "shape", "data"}
+_PLAIN_SOURCES = {name: DTYPES[name] for name in ("f32", "f16", "bf16")}
+
+
+def _plain_reduce_max(descriptor: Any, settings: Settings) -> dict[str, Any] | None:
+    """The answer for the commonest evaluation, a plain ReduceMax of one array, or None for anything
+    else, which goes the full way (pydantic's pass, the check, the limits).
+
+    For a 1 MB reduction the full way's Python was ~30 us of a ~130 us answer with warm caches, and
+    ~200 us with cold ones (onnxruntime's whole run: ~80 / ~350 us). Taken here only when the full way
+    would find nothing to report: the canonical dtype and keys, plain ints, axes non-empty, in range
+    and unique, no dim of 0, the array of that dtype and shape, and every limit met."""
+    if (
+        type(descriptor) is not dict
+        or descriptor.get("kind") != "ReduceMax"
+        or descriptor.keys() not in _PLAIN_KEYS
+    ):
+        return None
+    attrs, inputs = descriptor.get("attrs"), descriptor["inputs"]
+    if (
+        type(attrs) is not dict
+        or attrs.keys() not in _PLAIN_ATTRS
+        or type(inputs) is not list
+        or len(inputs) != 1
+    ):
+        return None
+    axes, keep_dims, tensor = attrs["axes"], attrs.get("keep_dims", False), inputs[0]
+    if type(axes) is not list or not axes or type(keep_dims) is not bool or type(tensor) is not dict:
+        return None
+    dtype, shape, data = tensor.get("dtype"), tensor.get("shape"), tensor.get("data")
+    if tensor.keys() != _TENSOR_KEYS or type(data) is not np.ndarray or type(shape) is not list:
+        return None
+    dt = _PLAIN_SOURCES.get(dtype) if type(dtype) is str else None
+    rank = len(shape)
+    if dt is None or data.dtype != dt.numpy or not 0 < rank <= get_settings().max_rank:
+        return None
+    if any(type(dim) is not int for dim in shape) or data.shape != tuple(shape) or 0 in data.shape:
+        return None
+    if any(type(axis) is not int or not -rank <= axis < rank for axis in axes):
+        return None
+    reduced = wrap_axes(axes, rank)
+    if len(reduced) < len(axes) or data.size > settings.max_elements:
+        return None
+    out_count = data.size // math.prod(data.shape[axis] for axis in reduced)
+    if buffer_nbytes(data) + out_count * data.itemsize > settings.max_total_bytes:
+        return None
+    view = data.view()
+    view.flags.writeable = False  # as the full way gives the kernel the caller's array
+    result = reduce_max(view, reduced, keep_dims)
+    return {
+        "kind": "ReduceMax",
+        "outputs": [{"dtype": dtype, "shape": list(result.shape), "data": result}],
+        "diagnostics": [],
+    }
+
+
+def _evaluate_checked(descriptor: dict[str, Any], settings: Settings) -> dict[str, Any]:
+    """evaluate by the full way: pydantic's pass, the check, the limits, the op's kernel."""
     parsed = _parse(descriptor)
-    verdict, results = engine.run(BY_NAME[parsed.kind], parsed, settings or get_settings())
+    verdict, results = engine.run(BY_NAME[parsed.kind], parsed, settings)
     outputs: list[dict[str, Any]] = [
         {"dtype": out.dtype, "shape": list(array.shape), "data": np.asarray(array)}
         for out, array in zip(verdict.outputs or [], results, strict=True)

@@ -114,11 +114,9 @@ def bench_segment(rng: np.random.Generator, rounds: int) -> None:
         }
         ov = openvino_segment_max(data, ids, count)
         ours, base = race_median(rounds, lambda d=descriptor: app.evaluate(d), ov)
-        # [4M x 1] keeps the code it had (reduceat: rows of one element), so "no slower than before"
-        # holds by construction; the ratio shows where it stands (0.17 in the issue's run).
-        goal = (
-            f"<= 1.0: {verdict(ours / base, 1.0)}" if inner > 1 else "no slower than before: same code path"
-        )
+        # [4M x 1]: issue 23's goal (bench_kernels_apart.py times it with OpenVINO in its own process)
+        limit = 1.0 if inner > 1 else 0.5
+        goal = f"<= {limit}: {verdict(ours / base, limit)}"
         print(
             f"  SegmentMax [{rows:,} x {inner}]: ours {ours * 1e3:7.2f} ms  OpenVINO {base * 1e3:7.2f} ms"
             f"  ratio {ours / base:5.2f}  (goal {goal})"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import subprocess
 import sys
@@ -9,6 +10,8 @@ import sys
 import ml_dtypes
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import app
 from app.core.config import Settings
@@ -134,3 +137,83 @@ def test_the_readme_example_runs() -> None:
     section = readme.split("\n## In Python", 1)[1].split("\n## ", 1)[0]
     (block,) = re.findall(r"```python\n(.*?)```", section, re.S)
     exec(compile(block, "README.md", "exec"), {})
+
+
+# --- the plain ReduceMax lane against the full way it shortcuts ----------------------------------
+
+
+def _outcome(call) -> tuple:
+    """What an evaluation gives: its answer with the arrays as (dtype, shape, bits), or the error."""
+    try:
+        answer = call()
+    except Exception as exc:  # the error itself is the outcome compared
+        return ("raised", type(exc).__name__, str(exc))
+    for out in answer["outputs"]:
+        data = out["data"]
+        out["data"] = (data.dtype, data.shape, data.view(f"u{data.itemsize}").tobytes())
+    return ("answered", answer)
+
+
+@st.composite
+def near_plain_reduce_max(draw):
+    """ReduceMax descriptors as dicts with array data: plain ones, and ones a step off plain (an alias,
+    an empty or repeated or out-of-range axis, a dim of 0, an array of another dtype or shape, an
+    extra key, a bool or None where an int or bool goes), with -0, +0 and NaNs of either sign."""
+    from app.core.dtypes import DTYPES
+
+    def off() -> bool:  # one step off plain, now and then
+        return draw(st.integers(0, 11)) == 0
+
+    shape = draw(st.lists(st.integers(1, 4), min_size=1, max_size=3))
+    if off():
+        shape[draw(st.integers(0, len(shape) - 1))] = 0
+    dtype = draw(st.sampled_from(["f32", "f16", "bf16"]))
+    if off():
+        dtype = draw(st.sampled_from(["float32", "s32", "f64"]))
+    numpy_type = DTYPES["f32" if dtype == "float32" else dtype].numpy
+    values = st.sampled_from([0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, -np.nan])
+    count = math.prod(shape)
+    data = np.array(draw(st.lists(values, min_size=count, max_size=count)), np.float64)
+    data = data.astype(np.float32).astype(numpy_type).reshape(shape)
+    if off():
+        data = draw(st.sampled_from([data.astype(np.float64), data.reshape(-1), np.asfortranarray(data)]))
+    tensor: dict = {"dtype": dtype, "shape": list(shape), "data": data}
+    if off():
+        tensor["shape"] = [True, *shape[1:]] if shape[0] == 1 else [*shape[:-1], shape[-1] + 1]
+    if off():
+        tensor["strides"] = None
+    rank = len(shape)
+    chosen = draw(st.lists(st.integers(0, rank - 1), min_size=1, max_size=rank, unique=True))
+    axes = [axis - rank if draw(st.booleans()) else axis for axis in chosen]
+    if off():
+        axes = draw(st.sampled_from([[], [*axes, axes[0]], [*axes, rank], [-rank - 1], [True], [0.0]]))
+    attrs: dict = {"axes": axes}
+    if draw(st.booleans()):
+        attrs["keep_dims"] = draw(st.booleans())
+    if off():
+        attrs["keep_dims"] = draw(st.sampled_from([None, 1, "yes"]))
+    descriptor: dict = {"kind": "ReduceMax", "inputs": [tensor]}
+    if not off():
+        descriptor["attrs"] = attrs
+    if off():
+        descriptor["outputs"] = [{"dtype": dtype, "shape": [1]}]
+    return descriptor
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast")
+@settings(max_examples=400, deadline=None)
+@given(
+    near_plain_reduce_max(), st.sampled_from([None, Settings(max_elements=12), Settings(max_total_bytes=40)])
+)
+def test_plain_reduce_max_answers_as_the_full_path(descriptor, limits) -> None:
+    """The lane (app.library._plain_reduce_max) answers exactly as the full way it shortcuts
+    (_evaluate_checked): the same answer, dtypes, shapes and bits (-0 is not +0; NaN's bits too), or it
+    declines and the full way answers or raises as before."""
+    from app import library
+
+    settings = limits or library.get_settings()
+    lane = library._plain_reduce_max(descriptor, settings)
+    full = _outcome(lambda: library._evaluate_checked(descriptor, settings))
+    if lane is not None:
+        assert full == _outcome(lambda: lane)
+    assert _outcome(lambda: app.evaluate(descriptor, limits)) == full

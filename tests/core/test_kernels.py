@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import itertools
 import math
+from unittest import mock
 
 import ml_dtypes
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import app.core.kernels as kernels
 from app.core.kernels import maximum, reduce_max, segment_max
 
 pytestmark = pytest.mark.filterwarnings("ignore:invalid value encountered in cast")  # bf16 NaNs to f64
@@ -341,3 +345,73 @@ def test_negative_zero_test_finds_every_minus_zero(dtype) -> None:
         and not _has_negative_zero(np.array(-np.nan, dtype))
         and not _has_negative_zero(np.array(-np.inf, dtype))
     )
+
+
+# Bit patterns a 16-bit float's maximum turns on: zeros, infinities, the NaNs nearest them of either
+# sign (f16 and bf16 differ in where their infinities lie), the largest and least finite values.
+BITS16_SPECIAL = (0x0000, 0x8000, 0x7C00, 0xFC00, 0x7C01, 0xFC01, 0x7E00, 0xFE00, 0x7F80, 0xFF80, 0x7F81,
+                  0xFF81, 0x7FC0, 0xFFC0, 0x7FFF, 0xFFFF, 0x7BFF, 0xFBFF, 0x0001, 0x8001)  # fmt: skip
+
+
+@st.composite
+def same_shape_pair16(draw):
+    """Two 16-bit float arrays of one shape from bit patterns, and a block size (in bytes) that
+    cuts them into several blocks."""
+    dtype = draw(st.sampled_from(NARROW))
+    shape = tuple(draw(st.lists(st.integers(0, 7), max_size=3)))
+    count = math.prod(shape)
+    bits = st.one_of(st.integers(0, 0xFFFF), st.sampled_from(BITS16_SPECIAL))
+    pair = [
+        np.array(draw(st.lists(bits, min_size=count, max_size=count)), np.uint16).view(dtype).reshape(shape)
+        for _ in range(2)
+    ]
+    return pair, draw(st.sampled_from([4, 6, 32, 1 << 18]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(same_shape_pair16())
+def test_max_of_two_bits16_matches_the_general_path(case) -> None:
+    """The two-input 16-bit path against the general one it shortcuts (_max_bits16_in_blocks), bit for
+    bit, NaN payloads included, and against the oracle (any NaN for a NaN)."""
+    (a, b), block = case
+    with mock.patch.object(kernels, "_BLOCK", block):
+        fast = kernels._max_of_two_bits16(a, b)
+        general = kernels._max_bits16_in_blocks(a.shape, [a, b])
+        chosen = maximum([a, b])
+    assert fast.dtype == general.dtype == a.dtype and fast.shape == general.shape == a.shape
+    assert np.array_equal(fast.view(np.uint16), general.view(np.uint16))
+    assert np.array_equal(chosen.view(np.uint16), fast.view(np.uint16))
+    assert same_bits(fast, oracle_max([a, b]))
+
+
+@st.composite
+def same_shape_floats(draw):
+    """2 to 4 float arrays of one shape (C-contiguous) rich in -0, +0 and NaNs of either sign."""
+    dtype = draw(st.sampled_from([np.dtype(np.float32), np.dtype(np.float64), *NARROW]))
+    shape = tuple(draw(st.lists(st.integers(1, 9), min_size=1, max_size=3)))
+    count = math.prod(shape)
+    values = st.sampled_from([0.0, -0.0, np.nan, -np.nan, 1.5, -1.5, np.inf, -np.inf])
+    arrays = [
+        np.array(draw(st.lists(values, min_size=count, max_size=count)), np.float64)
+        .astype(dtype)
+        .reshape(shape)
+        for _ in range(draw(st.integers(2, 4)))
+    ]
+    return arrays, draw(st.sampled_from([16, 24, 64]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(same_shape_floats())
+def test_max_in_flat_blocks_matches_blocks_of_rows(case) -> None:
+    """Inputs of the result's shape, C-contiguous, are cut into blocks of the flat arrays; the same
+    inputs as strided views (not contiguous) take the blocks of rows they took before: equal bits."""
+    arrays, block = case
+    strided = [np.repeat(a, 2, axis=-1)[..., ::2] for a in arrays]  # the same values, not contiguous
+    with mock.patch.object(kernels, "_BLOCK", block):
+        flat = maximum(arrays)
+        rows = maximum(strided)
+    assert not strided[0].flags.c_contiguous or strided[0].size <= 1
+    # A NaN's sign may differ between the two: where zeros are dense in a block, the +0 fix clears the
+    # sign bit wherever some input's is clear, a NaN's too; which blocks are dense depends on the cut.
+    assert same_bits(flat, rows)
+    assert same_bits(flat, oracle_max(arrays))

@@ -328,3 +328,39 @@ def test_a_huge_first_dim_beside_a_zero_is_refused_not_a_crash(client, ids, coun
     response = client.post("/v1/evaluate", json=body)
     assert response.status_code == 413
     assert "max_elements" in response.json()["detail"]
+
+
+@st.composite
+def ids_in_any_order(draw):
+    """ids sorted or not, some negative or none, beside data from `layouts` (its own rows)."""
+    dtype, data, ids, count, mode = draw(layouts())
+    if ids and draw(st.booleans()):
+        ids = draw(st.permutations(ids))
+    if ids and draw(st.booleans()):
+        ids = [i - draw(st.integers(0, 3)) for i in ids]
+    return dtype, data, ids, count, mode
+
+
+@settings(max_examples=300, deadline=None)
+@given(ids_in_any_order(), st.sampled_from(["s32", "s64"]))
+def test_value_shortcuts_answer_as_the_full_scans(case, index_type) -> None:
+    """The one-minimum shortcuts (_all_non_negative, _may_hold_nan_or_minus_inf) against the scans
+    they skip, forced to run: the same verdict, diagnostics and outputs through app.validate."""
+    from unittest import mock
+
+    import app
+
+    dtype, data, ids, count, mode = case
+    inputs = [
+        {"dtype": dtype, "shape": list(data.shape), "data": data},
+        {"dtype": index_type, "shape": [len(ids)], "data": np.array(ids, DTYPES[index_type].numpy)},
+    ]
+    if count is not None:
+        inputs.append({"dtype": "s32", "shape": [], "data": np.array(count, np.int32)})
+    body = {"kind": "SegmentMax", "attrs": {"fill_mode": mode}, "inputs": inputs}
+    shortcut = app.validate(body)
+    with (
+        mock.patch.object(segment_max, "_all_non_negative", lambda ids: False),
+        mock.patch.object(segment_max, "_may_hold_nan_or_minus_inf", lambda wide: True),
+    ):
+        assert app.validate(body) == shortcut
