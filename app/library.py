@@ -110,7 +110,7 @@ def _plain_reduce_max(descriptor: Any, settings: Settings) -> dict[str, Any] | N
         return None
     dt = _PLAIN_SOURCES.get(dtype) if type(dtype) is str else None
     rank = len(shape)
-    if dt is None or data.dtype != dt.numpy or not 0 < rank <= get_settings().max_rank:
+    if dt is None or data.dtype != dt.numpy or not 0 < rank <= settings.max_rank:
         return None
     if any(type(dim) is not int for dim in shape) or data.shape != tuple(shape) or 0 in data.shape:
         return None

@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 from hypothesis import settings as hypothesis_settings
 
+from app.api.middleware import ACCESS_LOG
 from app.core.config import Settings
 from app.main import create_app
 
@@ -18,6 +19,14 @@ from app.main import create_app
 hypothesis_settings.register_profile("ci", derandomize=True, print_blob=True)
 if os.environ.get("CI"):
     hypothesis_settings.load_profile("ci")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _access_log_written_before_the_summary() -> None:
+    """The access log writes its lines in batches, the last ones at exit: here, at the session's end,
+    so they never follow pytest's closing line (which CI reads)."""
+    yield
+    ACCESS_LOG.flush()
 
 
 @pytest.fixture(scope="session")
