@@ -44,7 +44,7 @@ class _HeaderTimer:
     transport: asyncio.Transport
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)  # type: ignore[misc]
+        super().connection_made(OneWrite(transport, asyncio.get_running_loop()))  # type: ignore[misc]
         self._arm()
 
     def on_response_complete(self) -> None:
@@ -72,6 +72,63 @@ class _HeaderTimer:
             self._header_timer = self.loop.call_at(self._deadline, self._expire)
         else:
             self.transport.close()
+
+
+class OneWrite:
+    """The connection's transport, with an answer's head and body sent in one write: uvicorn writes the
+    status line and headers, then the body, and each write is a send(2) of its own (on loopback, the
+    receiving side's work too), about a tenth of a small request's CPU time in the server. A small
+    write is held until the next write joins it, or until the loop has run what is ready (call_soon),
+    or until the transport is closed: nothing waits longer than the current turn of the loop, and the
+    order of the bytes is kept. Everything else is the transport's own."""
+
+    __slots__ = ("_held", "_loop", "_transport")
+    HOLD_BYTES = 4096  # a head; larger writes go at once
+    JOIN_BYTES = 1 << 16  # a body joined to a held head is copied: past this, two writes
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop):
+        self._transport = transport
+        self._loop = loop
+        self._held: bytes | None = None
+
+    def write(self, data: bytes) -> None:
+        held = self._held
+        if held is not None:
+            self._held = None
+            if len(data) <= self.JOIN_BYTES:
+                self._transport.write(held + data)
+                return
+            self._transport.write(held)
+        elif len(data) <= self.HOLD_BYTES and type(data) is bytes:
+            self._held = data
+            self._loop.call_soon(self.flush)
+            return
+        self._transport.write(data)
+
+    def flush(self) -> None:
+        held = self._held
+        if held is not None:
+            self._held = None
+            self._transport.write(held)
+
+    def writelines(self, chunks: Any) -> None:
+        self.flush()
+        self._transport.writelines(chunks)
+
+    def write_eof(self) -> None:
+        self.flush()
+        self._transport.write_eof()
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def abort(self) -> None:
+        self._held = None
+        self._transport.abort()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
 
 
 class HeaderTimeout(_HeaderTimer, H11Protocol):
