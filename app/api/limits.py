@@ -51,12 +51,12 @@ class BodyLimit:
         # evaluate 4.4x its body). getvalue() hands the buffer over as the body's bytes without a copy.
         # It grows with what arrives, not to the declared length at once: a declared length costs a
         # client nothing to send.
-        buffer = io.BytesIO()
-        size = 0
         loop = asyncio.get_running_loop()
         deadlines = self._deadlines.get(loop) or self._watch(loop)
         task = asyncio.current_task()
         deadlines.watch(task, loop.time() + self.timeout)  # type: ignore[arg-type]
+        buffer = None
+        size = 0
         try:
             while True:
                 message = await receive()
@@ -67,6 +67,9 @@ class BodyLimit:
                 if size > max_bytes:
                     await _refuse(scope, send, size, max_bytes, limit)
                     return
+                if buffer is None and not message.get("more_body", False):
+                    break  # the common case: the whole body in one message, handed on as it is
+                buffer = buffer or io.BytesIO()
                 buffer.write(chunk)
                 if not message.get("more_body", False):
                     break
@@ -82,6 +85,11 @@ class BodyLimit:
             return
         finally:
             deadlines.forget(task)  # type: ignore[arg-type]
+        if buffer is None:  # the body in one message, replayed as it came
+            if message["type"] != "http.request":  # gone before a byte: an empty body, as ever
+                message = {"type": "http.request", "body": b"", "more_body": False}
+            await self.app(scope, Replay(message, receive), send)
+            return
         pending: bytes | None = buffer.getvalue()
         buffer.close()  # the body's bytes are now the only copy
 
@@ -145,3 +153,20 @@ class Deadlines:
                 self.expired.add(task)
                 task.cancel()
         self._timer = self.loop.call_later(self.tick, self._look) if self.watched else None
+
+
+class Replay:
+    """receive() that gives the message already read first, then the server's own."""
+
+    __slots__ = ("_message", "_receive")
+
+    def __init__(self, message: Message, receive: Receive):
+        self._message: Message | None = message
+        self._receive = receive
+
+    async def __call__(self) -> Message:
+        message = self._message
+        if message is None:
+            return await self._receive()
+        self._message = None  # handed over, not kept (see BodyLimit)
+        return message

@@ -82,12 +82,19 @@ class MediaGate:
     def __init__(self, app: ASGIApp, routes: RouteTable):
         self.app = app
         self.routes = routes
+        # (path, Content-Type) pairs found readable: the next request of the pair goes straight on
+        self._accepted: set[tuple[str, bytes | None]] = set()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] == "POST":
+            content_type = dict(scope["headers"]).get(b"content-type")
+            if (scope["path"], content_type) in self._accepted:
+                await self.app(scope, receive, send)
+                return
             found = self.routes.find(scope["path"])
             allowed = None if found is None else found[1].get("POST")
-            content_type = dict(scope["headers"]).get(b"content-type")
+            if allowed is not None and accepts(allowed, content_type) and len(self._accepted) < 256:
+                self._accepted.add((scope["path"], content_type))  # paths of the table: a bounded set
             if allowed is not None and not accepts(allowed, content_type):
                 shown = "none" if content_type is None else repr(clip(content_type.decode("latin-1"), 100))
                 detail = (
