@@ -169,6 +169,15 @@ def check(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Ver
     return verdict, ctx
 
 
+def verdict(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> Verdict:
+    """check's verdict alone, by the op's quick verdict where it has one that answers."""
+    if spec.quick_verdict is not None:
+        quick = spec.quick_verdict(descriptor)
+        if quick is not None:
+            return quick
+    return check(spec, descriptor, settings)[0]
+
+
 # --- evaluation --------------------------------------------------------------------------------
 
 

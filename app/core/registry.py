@@ -127,6 +127,10 @@ class OpSpec:
     family: str = ""  # the op family it belongs to (eltwise, binary, reduction, ...): how the page groups ops
     tolerance: Tolerance | None = None  # None: the kernel's answer is exact, compared bit for bit
     extra: Any = None  # what the builder of a family of ops keeps about a member (app/core/family.py)
+    # The verdict of a descriptor the full check would find nothing to report in, worked out directly, or
+    # None for anything else (the full check answers): for the ops compilers send in bulk. engine.verdict
+    # tries it first; each op's differential test holds it to the full check.
+    quick_verdict: Callable[[Any], Any] | None = None
     all_rules: tuple[Rule, ...] = field(init=False)
     rule_book: dict[str, Rule] = field(init=False)  # all_rules by id, built once
 

@@ -14,10 +14,12 @@ import numpy as np
 from pydantic import Field, StrictBool, field_validator
 
 from app.core.dtypes import FLOATS
+from app.core.engine import Verdict
 from app.core.kernels import reduce_max
 from app.core.mismatch import Implementation, Modelled, differing_positions
 from app.core.numbers import Int64, int64s_as_given
-from app.core.registry import Attrs, Descriptor, OpSpec, Port
+from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
+from app.core.shapes import dims_conflict, reduce_shape, wrap_axes
 from app.ops.reduction import FAMILY, AxesRule, reduced_axes
 
 KIND = "ReduceMax"
@@ -46,6 +48,46 @@ class ReduceMaxOp(Descriptor):
 AXES = AxesRule(KIND, "maximum", "-inf", SRC_DTYPES)
 RULES = AXES.rules(SPEC, "SPEC-NOTES, ReduceMax")
 infer = AXES.infer
+
+
+def quick_verdict(d: ReduceMaxOp) -> Verdict | None:
+    """The verdict of a plain ReduceMax, worked out without the check's context and report: one src of
+    a dtype of the table with a known shape, no 0 dim, no data, strides or quant; axes given, in range
+    and unique; a declared dst, if any, of src's dtype and a shape that agrees. Such a descriptor has
+    nothing to report (no error, no warning), so its verdict is valid with dst's type. Anything else is
+    None: the full check answers, with its findings. Held to check's verdict by
+    tests/ops/test_reduce_max.py, test_quick_verdict_is_the_full_checks."""
+    inputs = d.inputs
+    if len(inputs) != 1:
+        return None
+    src = inputs[0]
+    shape, dtype, axes = src.shape, src.dtype, d.attrs.axes
+    if (
+        dtype not in SRC_DTYPES
+        or shape is None
+        or not axes
+        or src.data is not None
+        or src.strides is not None
+        or src.quant is not None
+        or 0 in shape
+    ):
+        return None
+    reduced = wrap_axes(axes, len(shape))
+    if len(reduced) != len(axes):  # an axis out of range or repeated
+        return None
+    inferred = reduce_shape(shape, reduced, d.attrs.keep_dims)
+    declared = d.outputs
+    if declared is not None:
+        if len(declared) != 1:
+            return None
+        dst = declared[0]
+        if dst.dtype != dtype or dst.strides is not None:
+            return None
+        if dst.shape is not None and (
+            len(dst.shape) != len(inferred) or any(map(dims_conflict, inferred, dst.shape))
+        ):
+            return None
+    return Verdict(KIND, True, [OutputType(dtype, inferred)], [])
 
 
 def output_dtypes(d: ReduceMaxOp) -> list[str | None]:
@@ -100,6 +142,7 @@ OP = OpSpec(
     rules=RULES,
     infer=infer,
     output_dtypes=output_dtypes,
+    quick_verdict=quick_verdict,
     evaluate=evaluate,
     implementations=IMPLEMENTATIONS,
     family=FAMILY,

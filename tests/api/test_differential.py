@@ -1,7 +1,7 @@
 """Every fast path against the reference path: generated and mutated bodies sent through msgspec's first
 pass (app/first_pass.py), the lifted data lists (app/core/jsonlists.py), the small request checked on
 the event loop, and the batch's repeated-text and first-pass paths, get the status and the answer that
-pydantic alone gives (every fast path off, every body in the thread pool). A fast path that drifts (a
+pydantic alone gives (every fast path off, the ops' quick verdicts too, every body in the thread pool). A fast path that drifts (a
 500 where pydantic says 422, another verdict, another message) fails here. The bytes that are not
 UTF-8 inside a JSON string got a 500 from the first pass while pydantic answered 422."""
 
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from app import first_pass
 from app.api.routes import check
-from app.core import jsonlists
+from app.core import engine, jsonlists
 from app.core.config import Settings
 from app.main import create_app
 from app.ops import REGISTRY
@@ -40,6 +40,10 @@ def _reference() -> Iterator[None]:
         stack.enter_context(mock.patch.object(first_pass, "batch", lambda body: None))
         stack.enter_context(mock.patch.object(jsonlists, "lift", lambda body: None))
         stack.enter_context(mock.patch.object(check, "_answer_repeats", lambda body, settings: None))
+        full_check = engine.check  # the ops' quick verdicts off: every verdict by the full check
+        stack.enter_context(
+            mock.patch.object(engine, "verdict", lambda spec, d, s: full_check(spec, d, s)[0])
+        )
         yield
 
 

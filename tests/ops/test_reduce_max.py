@@ -176,3 +176,97 @@ def test_large_evaluation_equals_numpy(client) -> None:
     got = reduce_max.evaluate(descriptor, [values])[0]
     assert got.dtype == np.float32
     assert np.array_equal(got, values.max(axis=(0, 2)))
+
+
+# --- the quick verdict against the full check -------------------------------------------------------
+
+_QUICK_DIMS = st.one_of(
+    st.integers(1, 6), st.integers(1, 6), st.integers(0, 6), st.sampled_from([None, "?", -1, "N", "W", 2**40])
+)
+
+
+@st.composite
+def _plain_ish_reduce_max(draw) -> dict:
+    """ReduceMax descriptors near the quick verdict's edge on every side: axes out of range, repeated or
+    none; 0 dims; unknown ranks; other dtypes; declared outputs that agree, conflict or are partial;
+    data, strides, a second input."""
+    rank = draw(st.integers(0, 4))
+    shape = draw(st.one_of(st.just(None), st.lists(_QUICK_DIMS, min_size=rank, max_size=rank)))
+    src: dict = {
+        "dtype": draw(st.sampled_from(["f32", "bf16", "f16", "s32", "F32", "float16"])),
+        "shape": shape,
+    }
+    if draw(st.integers(0, 9)) == 0:
+        src[draw(st.sampled_from(["strides", "data"]))] = [1]
+    descriptor: dict = {"kind": "ReduceMax", "inputs": [src]}
+    attrs: dict = {}
+    if rank and shape is not None and draw(st.integers(0, 2)):  # mostly axes that are fine
+        chosen = draw(st.lists(st.integers(0, rank - 1), min_size=1, max_size=rank, unique=True))
+        attrs["axes"] = [axis - rank if draw(st.booleans()) else axis for axis in chosen]
+    elif draw(st.booleans()):
+        attrs["axes"] = draw(st.lists(st.integers(-5, 4), max_size=4))
+    if draw(st.booleans()):
+        attrs["keep_dims"] = draw(st.booleans())
+    if attrs or draw(st.booleans()):
+        descriptor["attrs"] = attrs
+    if draw(st.integers(0, 9)) == 0:
+        descriptor["inputs"].append({"dtype": "s32", "shape": [1]})
+    if draw(st.integers(0, 2)):
+        out_rank = draw(st.integers(0, 4))
+        out = {
+            "dtype": draw(st.sampled_from([src["dtype"], src["dtype"], "f32", "bf16"])),
+            "shape": draw(
+                st.one_of(st.just(None), st.lists(_QUICK_DIMS, min_size=out_rank, max_size=out_rank))
+            ),
+        }
+        if shape is not None and attrs.get("axes") and draw(st.booleans()):  # the shape it should have
+            reduced = {axis % len(shape) for axis in attrs["axes"] if -len(shape) <= axis < len(shape)}
+            keep = attrs.get("keep_dims", False)
+            out["shape"] = [
+                1 if keep and i in reduced else dim for i, dim in enumerate(shape) if keep or i not in reduced
+            ]
+            if out["shape"] and draw(st.booleans()):
+                out["shape"][draw(st.integers(0, len(out["shape"]) - 1))] = draw(_QUICK_DIMS)
+        if draw(st.integers(0, 9)) == 0:
+            out["strides"] = [1]
+        descriptor["outputs"] = draw(st.sampled_from([[out], [out, out], []]))
+    return descriptor
+
+
+@given(_plain_ish_reduce_max())
+@settings(max_examples=400)
+def test_quick_verdict_is_the_full_checks(descriptor) -> None:
+    """Through pydantic's models and msgspec's first pass alike: where the quick verdict answers, it is
+    the full check's verdict (valid, outputs, no diagnostics); where the full check finds anything, the
+    quick verdict leaves it the answer."""
+    import json
+
+    from app import first_pass
+    from app.core import engine
+    from app.ops import BY_NAME, DESCRIPTOR
+
+    spec = BY_NAME["ReduceMax"]
+    text = json.dumps(descriptor).encode()
+    parsed = []
+    try:
+        parsed.append(DESCRIPTOR.validate_json(text))
+    except ValueError:
+        return  # not a descriptor: no verdict either way
+    fast = first_pass.descriptor(text)
+    if fast is not None:
+        parsed.append(fast)
+    for d in parsed:
+        full = engine.check(spec, d, Settings())[0]
+        quick = reduce_max.quick_verdict(d)
+        if quick is not None:
+            assert quick == full
+            assert full.valid and full.diagnostics == []
+        assert engine.verdict(spec, d, Settings()) == full
+
+
+def test_the_quick_verdict_takes_the_common_case() -> None:
+    from app import first_pass
+
+    text = b'{"kind": "ReduceMax", "attrs": {"axes": [1], "keep_dims": true}, "inputs": [{"dtype": "f32", "shape": [2, "N", 4]}], "outputs": [{"dtype": "f32", "shape": [2, 1, 4]}]}'
+    verdict = reduce_max.quick_verdict(first_pass.descriptor(text))
+    assert verdict is not None and verdict.valid and verdict.outputs[0].shape == (2, 1, 4)

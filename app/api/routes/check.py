@@ -96,7 +96,7 @@ _PROBLEMS = {
 
 
 def verdict(descriptor: Descriptor, settings: Settings) -> engine.Verdict:
-    return engine.check(BY_NAME[descriptor.kind], descriptor, settings)[0]
+    return engine.verdict(BY_NAME[descriptor.kind], descriptor, settings)
 
 
 def verdict_answer(result: engine.Verdict) -> dict:
