@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from app.core.config import Settings
 from app.core.engine import evaluate
-from app.core.payload import decode, encode
+from app.core.payload import LimitExceeded, decode, encode
 from app.core.tensors import Tensor
 from app.ops import REGISTRY, reduce_max
 from tests.conftest import same_values
@@ -256,7 +256,11 @@ def test_quick_verdict_is_the_full_checks(descriptor) -> None:
     if fast is not None:
         parsed.append(fast)
     for d in parsed:
-        full = engine.check(spec, d, Settings())[0]
+        try:
+            full = engine.check(spec, d, Settings())[0]
+        except LimitExceeded:  # data over a limit: a refusal (413), which the quick verdict never takes
+            assert reduce_max.quick_verdict(d) is None
+            continue
         quick = reduce_max.quick_verdict(d)
         if quick is not None:
             assert quick == full
