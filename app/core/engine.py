@@ -221,12 +221,20 @@ def run_elements(verdict: Verdict, descriptor: Descriptor) -> int | None:
     """The elements an evaluation reads and writes (the inputs' shapes, strided views at full size, and
     the inferred outputs), known from the check before any kernel runs; None when an output's size is
     not known. Broadcasting can make a large output from a small body."""
-    if verdict.outputs is None or not all(is_static(out.shape) for out in verdict.outputs):
+    if verdict.outputs is None:
         return None
-    shapes = [tensor.shape for tensor in descriptor.inputs] + [out.shape for out in verdict.outputs]
-    if not all(is_static(shape) for shape in shapes):
-        return None
-    return sum(numel(shape) for shape in shapes)  # type: ignore[arg-type]
+    total = 0
+    # is_static and numel of each shape in one pass: this runs before every small evaluation
+    for shape in [tensor.shape for tensor in descriptor.inputs] + [out.shape for out in verdict.outputs]:
+        if shape is None:
+            return None
+        count = 1
+        for dim in shape:
+            if not isinstance(dim, int):
+                return None
+            count *= dim
+        total += count
+    return total
 
 
 def compute(spec: OpSpec, verdict: Verdict, ctx: Context) -> list[np.ndarray]:
