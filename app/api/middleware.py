@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import atexit
 import itertools
-import json
 import os
 import re
 import secrets
@@ -22,6 +21,7 @@ from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.api import metrics, problems
+from app.api.jsontext import json_text
 from app.api.limits import answer
 from app.core.numbers import clip
 
@@ -93,9 +93,10 @@ class MediaGate:
                 return
             found = self.routes.find(scope["path"])
             allowed = None if found is None else found[1].get("POST")
-            if allowed is not None and accepts(allowed, content_type) and len(self._accepted) < 256:
-                self._accepted.add((scope["path"], content_type))  # paths of the table: a bounded set
-            if allowed is not None and not accepts(allowed, content_type):
+            if allowed is not None and accepts(allowed, content_type):
+                if len(self._accepted) < 256:  # paths of the table, the types clients send: bounded
+                    self._accepted.add((scope["path"], content_type))
+            elif allowed is not None:
                 shown = "none" if content_type is None else repr(clip(content_type.decode("latin-1"), 100))
                 detail = (
                     f"Content-Type {shown} is not read here; {scope['path']} takes "
@@ -111,9 +112,9 @@ class Gate:
     """Request id, access log and request metrics, around everything else.
 
     On the path of every request, so each part is kept to a few microseconds (bench/bench_http.py
-    measures them against a bare app): the id from a counter, not a system call (RequestIds); the
-    metric series looked up once per label set (metrics.record_request); the log line written straight
-    to stderr, not through a LogRecord, formatter and handler."""
+    measures the whole against a bare app): the id from a counter, not a system call (RequestIds); the
+    metrics folded in batches (metrics.record_request); the log line formatted from its parts made once
+    per route and written in batches (AccessLog), not through a LogRecord, formatter and handler."""
 
     def __init__(self, app: ASGIApp, routes: RouteTable, access_log: bool = True):
         self.app = app
@@ -208,14 +209,6 @@ class AccessLog:
 
 
 ACCESS_LOG = AccessLog()
-
-
-def json_text(text: str) -> str:
-    """A JSON string as json.dumps writes it; the common case (printable ASCII with nothing to escape)
-    without its encoder."""
-    if text.isascii() and text.isprintable() and '"' not in text and "\\" not in text:
-        return f'"{text}"'
-    return json.dumps(text)
 
 
 class RequestIds:

@@ -223,18 +223,10 @@ def run_elements(verdict: Verdict, descriptor: Descriptor) -> int | None:
     not known. Broadcasting can make a large output from a small body."""
     if verdict.outputs is None:
         return None
-    total = 0
-    # is_static and numel of each shape in one pass: this runs before every small evaluation
-    for shape in [tensor.shape for tensor in descriptor.inputs] + [out.shape for out in verdict.outputs]:
-        if shape is None:
-            return None
-        count = 1
-        for dim in shape:
-            if not isinstance(dim, int):
-                return None
-            count *= dim
-        total += count
-    return total
+    shapes = [tensor.shape for tensor in descriptor.inputs] + [out.shape for out in verdict.outputs]
+    if not all(map(is_static, shapes)):
+        return None
+    return sum(map(numel, shapes))  # type: ignore[arg-type]
 
 
 def compute(spec: OpSpec, verdict: Verdict, ctx: Context) -> list[np.ndarray]:

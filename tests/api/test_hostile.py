@@ -4,6 +4,7 @@ answer's size and, where memory was the fault, a bound on the peak measured with
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -11,7 +12,7 @@ import subprocess
 import sys
 import time
 import tracemalloc
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -406,9 +407,11 @@ def test_a_bad_setting_is_one_line_not_a_traceback() -> None:
     ]
 
 
-def test_slow_headers_and_a_trickled_body_are_cut_off() -> None:
+@contextlib.contextmanager
+def _served(**settings: str) -> Iterator[int]:
+    """`opspec serve` on a free port with the given OPSPEC_* settings, once it answers: its port."""
     port = _free_port()
-    env = {**os.environ, "OPSPEC_PORT": str(port), "OPSPEC_HEADER_TIMEOUT": "1", "OPSPEC_BODY_TIMEOUT": "1"}
+    env = {**os.environ, "OPSPEC_PORT": str(port), **{f"OPSPEC_{k.upper()}": v for k, v in settings.items()}}
     server = subprocess.Popen(
         [str(OPSPEC), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
     )
@@ -421,6 +424,14 @@ def test_slow_headers_and_a_trickled_body_are_cut_off() -> None:
             except httpx.TransportError:
                 assert server.poll() is None and time.monotonic() < deadline
                 time.sleep(0.1)
+        yield port
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_slow_headers_and_a_trickled_body_are_cut_off() -> None:
+    with _served(header_timeout="1", body_timeout="1") as port:
         with socket.create_connection(("127.0.0.1", port), timeout=10) as slow:
             slow.sendall(b"POST /v1/validate HTTP/1.1\r\nHost: x\r\n")  # and never the rest
             assert slow.recv(100) == b""  # closed by the server, well before the 10 s read timeout
@@ -434,44 +445,27 @@ def test_slow_headers_and_a_trickled_body_are_cut_off() -> None:
                 answer += chunk
             assert answer.startswith(b"HTTP/1.1 408 ")
             assert b"/problems/request-timeout" in answer
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def test_the_header_timer_spares_a_busy_connection_and_closes_an_idle_one() -> None:
     """One timer per connection, moved by each answer: requests every 0.4 s for twice the header
     timeout are all answered on one connection; then, idle, it is closed after the timeout."""
-    port = _free_port()
-    env = {**os.environ, "OPSPEC_PORT": str(port), "OPSPEC_HEADER_TIMEOUT": "1", "OPSPEC_ACCESS_LOG": "false"}
-    server = subprocess.Popen(
-        [str(OPSPEC), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                httpx.get(f"http://127.0.0.1:{port}/healthz")
-                break
-            except httpx.TransportError:
-                assert server.poll() is None and time.monotonic() < deadline
-                time.sleep(0.1)
-        with socket.create_connection(("127.0.0.1", port), timeout=10) as kept:
-            for _ in range(6):
-                kept.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
-                answer = b""
-                while not answer.endswith(b'{"status":"ok"}'):  # headers and body may come apart
-                    chunk = kept.recv(4096)
-                    assert chunk, answer
-                    answer += chunk
-                assert answer.startswith(b"HTTP/1.1 200 ")
-                time.sleep(0.4)
-            started = time.monotonic()
-            assert kept.recv(100) == b""  # closed, idle
-            assert time.monotonic() - started < 5  # by the header timer, not keep-alive's 5 s
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
+    with (
+        _served(header_timeout="1", access_log="false") as port,
+        socket.create_connection(("127.0.0.1", port), timeout=10) as kept,
+    ):
+        for _ in range(6):
+            kept.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            answer = b""
+            while not answer.endswith(b'{"status":"ok"}'):  # headers and body may come apart
+                chunk = kept.recv(4096)
+                assert chunk, answer
+                answer += chunk
+            assert answer.startswith(b"HTTP/1.1 200 ")
+            time.sleep(0.4)
+        started = time.monotonic()
+        assert kept.recv(100) == b""  # closed, idle
+        assert time.monotonic() - started < 5  # by the header timer, not keep-alive's 5 s
 
 
 def test_a_route_declares_the_media_types_it_reads() -> None:

@@ -16,7 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.api import metrics
-from app.api.middleware import ACCESS_LOG, REQUEST_IDS, AccessLog, json_text
+from app.api.jsontext import json_text
+from app.api.middleware import ACCESS_LOG, REQUEST_IDS, AccessLog
 from app.core.config import Settings
 from app.main import create_app
 
