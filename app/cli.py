@@ -694,6 +694,7 @@ def _settings_faults(command: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    limit_blas_threads()
     try:
         args = build_parser().parse_args(argv)
         faults = _settings_faults(args.command)
@@ -706,6 +707,19 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # standard output closed early (help or version piped to head)
         _quiet_stdout()
         return EXIT_VALID
+
+
+def limit_blas_threads() -> None:
+    """One OpenBLAS thread per process unless the user chose otherwise, set before numpy is imported.
+
+    OpenBLAS starts a thread per core when numpy loads, and they spin while they wait: ~0.15 s of CPU
+    in every `opspec` process that imports numpy (bench/bench_startup.py), more than checking a small
+    file, and burnt on the cores a `--jobs` run or a container's CPU quota wants for work. Only MatMul and
+    Convolution call BLAS, on payloads within the evaluation limits, and the service already runs
+    requests side by side (its thread pool, `--workers`), so threads per matrix product would only
+    compete with them. The answers' bits are the same either way (OpenBLAS splits a product's rows
+    among threads, not the sums)."""
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 if __name__ == "__main__":

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from importlib import metadata
@@ -141,6 +142,35 @@ def test_version(capsys) -> None:
         main(["--version"])
     assert done.value.code == 0
     assert capsys.readouterr().out == "opspec " + metadata.version("opspec") + "\n"  # the installed one
+
+
+def test_one_blas_thread_unless_the_user_chose(monkeypatch, capsys) -> None:
+    # OpenBLAS's pool of spinning threads cost ~0.15 s of CPU per process at numpy's import
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "1"
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "4")
+    with pytest.raises(SystemExit):
+        main(["--version"])
+    assert os.environ["OPENBLAS_NUM_THREADS"] == "4"
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="OpenBLAS starts no pool on one core")
+def test_numpy_loads_with_one_thread_after_the_cli_set_up() -> None:
+    # The variable must be set before numpy is imported: OpenBLAS reads it once, as it starts its pool.
+    count = "import numpy, os; print(len(os.listdir('/proc/self/task')))"
+    limits = ("OPENBLAS_NUM_THREADS", "GOTO_NUM_THREADS", "OMP_NUM_THREADS")
+    env = {key: value for key, value in os.environ.items() if key not in limits}
+
+    def threads(code: str) -> int:
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+        )
+        return int(done.stdout)
+
+    assert threads(count) > 1  # the pool this avoids
+    assert threads("from app.cli import limit_blas_threads; limit_blas_threads(); " + count) == 1
 
 
 def test_console_script_runs_from_stdin() -> None:
