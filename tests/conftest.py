@@ -21,10 +21,11 @@ if os.environ.get("CI"):
     hypothesis_settings.load_profile("ci")
 
 
-@pytest.fixture(scope="session", autouse=True)
-def _access_log_written_before_the_summary() -> None:
-    """The access log writes its lines in batches, the last ones at exit: here, at the session's end,
-    so they never follow pytest's closing line (which CI reads)."""
+@pytest.fixture(autouse=True)
+def _access_log_written_within_its_test() -> None:
+    """The access log writes its lines in batches, up to 50 ms late: here, as each test ends, so they land
+    in that test's captured output, not between the next tests' dots in a CI log or after pytest's
+    closing line (which CI reads)."""
     yield
     ACCESS_LOG.flush()
 
