@@ -16,7 +16,6 @@ import os
 from typing import Any
 
 import numpy as np
-from pydantic import ValidationError
 
 from app.core import engine
 from app.core.config import Settings, get_settings
@@ -24,7 +23,7 @@ from app.core.dtypes import DTYPES
 from app.core.kernels import reduce_max
 from app.core.payload import buffer_nbytes
 from app.core.shapes import wrap_axes
-from app.ops import BY_NAME, DESCRIPTOR
+from app.ops import BY_NAME, DescriptorErrors, parse
 from app.parsing import describe_errors
 
 __all__ = ["Malformed", "check_graph", "evaluate", "validate", "verify"]
@@ -40,8 +39,8 @@ class Malformed(ValueError):
 
 def _parse(descriptor: dict[str, Any]):
     try:
-        return DESCRIPTOR.validate_python(descriptor)
-    except ValidationError as exc:
+        return parse(descriptor)
+    except DescriptorErrors as exc:
         raise Malformed(describe_errors(exc.errors())) from None
 
 

@@ -268,8 +268,7 @@ def build(
         for i, p in enumerate(outputs)
     )
     fam = Family(family, tuple(attrs), names, table_rows, accepted, n_in)
-    attrs_model = _attrs_model(kind, attrs)
-    descriptor = _descriptor_model(kind, (kind, *aliases), attrs_model)
+    kinds = (kind, *aliases)
     own_rules = tuple(rules) + common_family_rules(
         kind, page, any(a.required for a in attrs), any(a.values for a in attrs)
     )
@@ -305,7 +304,10 @@ def build(
 
     spec = OpSpec(
         kind=kind,
-        descriptor=descriptor,
+        model=lambda: _descriptor_model(
+            kind, kinds, _attrs_model(kind, attrs)
+        ),  # on first use: OpSpec.descriptor
+        names=kinds,
         source=source or page,
         summary=summary,
         inputs=in_ports,

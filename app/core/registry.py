@@ -5,6 +5,7 @@ Each module under app/ops/ builds one OpSpec; app/ops/__init__.py lists them in 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -30,6 +31,8 @@ from app.core.tensors import Tensor
 
 if TYPE_CHECKING:
     from app.core.engine import Context
+
+_BUILDING = threading.RLock()  # one model built at a time (a model's own fields may build another's)
 
 VARIADIC_MAX = 2147483647  # ONNX's limit on a variadic input's arity
 
@@ -103,7 +106,10 @@ StepCount = Callable[[Any, Sequence[np.ndarray]], KernelSteps]
 @dataclass(frozen=True)
 class OpSpec:
     kind: str
-    descriptor: type[Descriptor]
+    # The descriptor's pydantic model, or a function that builds it on first use (`descriptor`): building
+    # a model takes pydantic ~1 ms, so a family's ~170 built at import were most of what a fresh
+    # `opspec check` paid before reading a file, though a file uses a few of them.
+    model: type[Descriptor] | Callable[[], type[Descriptor]]
     source: str  # the specification, by name
     summary: str
     inputs: tuple[Port, ...]
@@ -131,10 +137,17 @@ class OpSpec:
     # None for anything else (the full check answers): for the ops compilers send in bulk. engine.verdict
     # tries it first; each op's differential test holds it to the full check.
     quick_verdict: Callable[[Any], Any] | None = None
+    # Every name the descriptor's `kind` takes (the kind and its aliases): given with a model built later,
+    # read from the model when it is given built.
+    names: tuple[str, ...] = ()
     all_rules: tuple[Rule, ...] = field(init=False)
     rule_book: dict[str, Rule] = field(init=False)  # all_rules by id, built once
 
     def __post_init__(self) -> None:
+        if isinstance(self.model, type):
+            assert self.names in ((), self.model.names), f"{self.kind}: names differ from the model's"
+            object.__setattr__(self, "names", self.model.names)
+        assert self.kind in self.names, f"{self.kind}: its names must include the kind"
         # An op may restate a common rule under the same id (its own source, a status): its version wins.
         own = {rule.id for rule in self.rules}
         common = tuple(
@@ -155,8 +168,22 @@ class OpSpec:
         return (*floats, *rounding, *self.mismatch_classes, VALUE)
 
     @property
+    def descriptor(self) -> type[Descriptor]:
+        """The descriptor's model, built on first use if it was not at import: once, under a lock, as the
+        service's threads may ask at once and every descriptor of the op must be of the one class."""
+        built = self.__dict__.get("_descriptor")
+        if built is None:
+            with _BUILDING:
+                built = self.__dict__.get("_descriptor")
+                if built is None:
+                    built = self.model if isinstance(self.model, type) else self.model()
+                    assert built.names == self.names, f"{self.kind}: the model's names differ from the spec's"
+                    self.__dict__["_descriptor"] = built
+        return built
+
+    @property
     def aliases(self) -> tuple[str, ...]:
-        return tuple(name for name in self.descriptor.names if name != self.kind)
+        return tuple(name for name in self.names if name != self.kind)
 
     @cached_property  # read on every check: worked out once per op
     def input_count_rule(self) -> str:

@@ -11,15 +11,13 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from pydantic import ValidationError
-
 from app.core import engine
 from app.core.config import get_settings
 from app.core.diagnostics import Diagnostic
 from app.core.payload import LimitExceeded
 from app.formats import jsonpos
 from app.formats.source import READ_RULE, Source, not_utf8, unreadable
-from app.ops import BY_NAME, DESCRIPTOR
+from app.ops import BY_NAME, DescriptorErrors, parse
 from app.parsing import describe_errors
 from app.report.model import FileReport, Finding, RuleInfo, Unit
 
@@ -80,8 +78,8 @@ def check_descriptor(index: int, where: str, raw: Any, report: FileReport) -> Un
         return Unit(index, where, None, "malformed", [finding])
     kind = raw.get("kind") if isinstance(raw, dict) and isinstance(raw.get("kind"), str) else None
     try:
-        descriptor = DESCRIPTOR.validate_python(raw)
-    except ValidationError as exc:
+        descriptor = parse(raw)
+    except DescriptorErrors as exc:
         unit = Unit(index, where, kind if kind in BY_NAME else None, "malformed", descriptor=raw)
         for error in describe_errors(exc.errors()):
             info = rule_info(kind, error["rule"]) if "rule" in error else None

@@ -24,7 +24,6 @@ from itertools import chain
 from typing import Any
 
 import numpy as np
-from pydantic import ValidationError
 
 from app.core import engine
 from app.core.config import Settings
@@ -35,7 +34,7 @@ from app.core.shapes import Shape, wire_shape
 from app.core.tensors import TensorType
 from app.formats.errors import shown
 from app.formats.jsonpos import parent
-from app.ops import BY_NAME, DESCRIPTOR
+from app.ops import BY_NAME, DescriptorErrors, parse
 from app.parsing import describe_errors
 
 READER = "opspec graph reader"
@@ -838,8 +837,8 @@ def _verdict(
         return cached
     found: Found = []
     try:
-        descriptor = DESCRIPTOR.validate_python(raw)
-    except ValidationError as exc:
+        descriptor = parse(raw)
+    except DescriptorErrors as exc:
         for error in describe_errors(exc.errors()):
             rule = error.get("rule", "graph.descriptor")
             spec = BY_NAME[raw["kind"]].rule_book.get(rule) if rule != "graph.descriptor" else None

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pydantic import ValidationError
 
 from app.core.config import get_settings
 from app.core.diagnostics import PathError
@@ -26,7 +25,7 @@ from app.core.registry import Descriptor, OpSpec, Port
 from app.core.verify import Verification, verify
 from app.formats import descriptors, jsonpos
 from app.formats.source import Source, load, unreadable
-from app.ops import BY_NAME, DESCRIPTOR
+from app.ops import BY_NAME, DescriptorErrors, parse
 from app.report.model import FileReport, Finding, RuleInfo, Unit
 
 FORMAT = "verify-json"
@@ -146,8 +145,8 @@ def read(source: Source) -> FileReport:
     report, text, document = loaded
     for index, (where, raw) in enumerate(descriptors.entries(document)):
         try:
-            descriptor = DESCRIPTOR.validate_python(raw)
-        except ValidationError:
+            descriptor = parse(raw)
+        except DescriptorErrors:
             report.units.append(descriptors.check_descriptor(index, where, raw, report))  # says what is wrong
             continue
         report.units.append(verify_unit(index, where, descriptor, report))
@@ -262,8 +261,8 @@ def read_npz(descriptor_path: str, inputs_path: str, outputs_path: str) -> FileR
         report.units.append(Unit(0, "", spec.kind, "malformed", [finding]))
         return report
     try:
-        descriptor = DESCRIPTOR.validate_python(document)
-    except ValidationError:
+        descriptor = parse(document)
+    except DescriptorErrors:
         report.units.append(descriptors.check_descriptor(0, "", document, report))
         return report
     report.units.append(verify_unit(0, "", descriptor, report))

@@ -585,7 +585,7 @@ IMPLEMENTATIONS = (
 
 OP = OpSpec(
     kind=KIND,
-    descriptor=ArgmaxOp,
+    model=ArgmaxOp,
     source=SPEC,
     summary="Per slice along axis (or for the whole tensor), the memory offsets of the top_k largest raw "
     "values, largest first, ties in MLI's kernel order.",

@@ -422,7 +422,7 @@ def _wildcard_evaluate(d: Any, arrays: Sequence[np.ndarray]) -> list[np.ndarray]
 ANY = frozenset(DTYPES)
 WILDCARD_OP = OpSpec(
     kind=WILDCARD,
-    descriptor=WildcardOp,
+    model=WildcardOp,
     source=WILDCARD_PAGE,
     summary="Any computation, to keep a graph connected: any inputs, the outputs as declared.",
     inputs=(Port("src", ANY, "Any tensors, any number.", optional=True, variadic=True),),

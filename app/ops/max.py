@@ -135,7 +135,7 @@ IMPLEMENTATIONS = (
 
 OP = OpSpec(
     kind=KIND,
-    descriptor=MaxOp,
+    model=MaxOp,
     source=SPEC,
     summary="Elementwise maximum of 1 or more broadcast inputs of one dtype; NaN absorbs, +0 beats -0.",
     inputs=(

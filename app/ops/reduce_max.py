@@ -129,7 +129,7 @@ IMPLEMENTATIONS = (
 
 OP = OpSpec(
     kind=KIND,
-    descriptor=ReduceMaxOp,
+    model=ReduceMaxOp,
     source=SPEC,
     summary="Maximum of src over the given axes, keeping reduced dims as 1 or removing them.",
     inputs=(

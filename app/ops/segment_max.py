@@ -569,7 +569,7 @@ IMPLEMENTATIONS = (
 
 OP = OpSpec(
     kind=KIND,
-    descriptor=SegmentMaxOp,
+    model=SegmentMaxOp,
     source=SPEC,
     summary="Maximum of data's rows per segment, segments given by sorted ids; empty segments filled.",
     inputs=(
