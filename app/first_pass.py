@@ -14,6 +14,7 @@ the two to the same values, verdicts and evaluations.
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, ClassVar, cast
 
 import msgspec
@@ -21,17 +22,25 @@ import msgspec
 from app.core.dtypes import canonical_dtype
 from app.core.numbers import INT64_MAX, INT64_MIN
 from app.core.registry import Descriptor
-from app.core.shapes import SYMBOL_CHARS
+from app.core.shapes import SYMBOL, SYMBOL_CHARS
 from app.core.tensors import RankAndStrides, check_rank
 
-# A dim as parse_dim takes it, checked by msgspec in C: an int in [-1, INT64_MAX] (-1 unknown), "?" or a
-# symbol of at most SYMBOL_CHARS characters (the same pattern, searched as SYMBOL matches), or null.
-# Anything else, a dim parse_dim refuses included, leaves the descriptor to pydantic, which names it.
+# A dim as parse_dim takes it: an int in [-1, INT64_MAX] (-1 unknown) or a string of at most SYMBOL_CHARS
+# characters, checked by msgspec in C, the string then "?" or a symbol (PlainTensor checks: msgspec's
+# own pattern check took half of a batch descriptor's decoding), or null. Anything else, a dim parse_dim
+# refuses included, leaves the descriptor to pydantic, which names it.
 WireDim = (
     Annotated[int, msgspec.Meta(ge=-1, le=INT64_MAX)]
-    | Annotated[str, msgspec.Meta(pattern=r"^(?:\?|[A-Za-z_][A-Za-z0-9_]*)$", max_length=SYMBOL_CHARS)]
+    | Annotated[str, msgspec.Meta(max_length=SYMBOL_CHARS)]
     | None
 )
+
+
+@functools.lru_cache(maxsize=4096)  # a model's few symbols (N, C, H, W) come back in every descriptor
+def _unknown_or_symbol(text: str) -> bool:
+    return text == "?" or SYMBOL.match(text) is not None
+
+
 Int64 = Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)]
 
 
@@ -49,6 +58,9 @@ class PlainTensor(RankAndStrides, msgspec.Struct, forbid_unknown_fields=True):
         shape = self.shape
         if shape is not None:
             check_rank(shape)
+            for dim in shape:
+                if type(dim) is str and not _unknown_or_symbol(dim):
+                    raise ValueError("not a dim")  # pydantic parses it again and says why
             # the dims are parse_dim's already, but for the two spellings of unknown
             if -1 in shape or "?" in shape:
                 self.shape = tuple([None if d == -1 or d == "?" else d for d in shape])  # type: ignore[assignment]

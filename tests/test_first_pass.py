@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
@@ -170,6 +171,18 @@ def _plain(body: dict) -> bool:
         return False
     attrs = body.get("attrs") or {}
     return not (body["kind"] == "Max" and attrs) and all(type(a) is int for a in attrs.get("axes", []))
+
+
+@pytest.mark.parametrize("dim", ["N", "_n2", "?", "N\n", "N ", "2N", "", "é", "N" * 65])
+def test_a_string_dim_is_taken_only_where_pydantic_takes_it(dim) -> None:
+    # msgspec checks the string's length, PlainTensor the symbol: the same test as parse_dim's
+    text = json.dumps({"kind": "Max", "inputs": [{"dtype": "f32", "shape": [dim, 2]}]}).encode()
+    try:
+        expected = DESCRIPTOR.validate_json(text)
+    except ValidationError:
+        assert first_pass.descriptor(text) is None
+    else:
+        assert first_pass.descriptor(text).inputs[0].shape == expected.inputs[0].shape
 
 
 def test_a_repeated_kind_is_left_to_pydantic() -> None:

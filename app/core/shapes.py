@@ -19,7 +19,8 @@ Dim = int | str | None
 Shape = tuple[Dim, ...]
 
 SYMBOL_CHARS = 64  # a symbol comes back in every inferred shape: a long one would be echoed many times
-SYMBOL = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+# Matched from the start to the very end: `$` would also end before a final newline and let "N\n" in.
+SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def parse_dim(value: object) -> Dim:

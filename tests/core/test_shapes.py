@@ -22,7 +22,7 @@ def test_parse_dim(wire, dim) -> None:
     assert parse_dim(wire) == dim
 
 
-@pytest.mark.parametrize("wire", [-2, True, "3", "N-1", 1.5, [1]])
+@pytest.mark.parametrize("wire", [-2, True, "3", "N-1", 1.5, [1], "N\n", "\nN", "N "])
 def test_parse_dim_refuses(wire) -> None:
     with pytest.raises(ValueError, match="dim"):
         parse_dim(wire)
