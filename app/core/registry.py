@@ -40,13 +40,13 @@ VARIADIC_MAX = 2147483647  # ONNX's limit on a variadic input's arity
 class Attrs(BaseModel):
     """Base of every op's attribute model: unknown attribute names are errors, not silently dropped."""
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 class Descriptor(BaseModel):
     """Base of every op's descriptor; each op narrows `kind` to a Literal of its names and `attrs`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     kind: str
     attrs: Attrs

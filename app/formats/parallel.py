@@ -8,15 +8,16 @@ fresh `opspec` process pays before it checks anything. Elsewhere they are spawne
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import signal
 import zlib
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:  # imported where workers start: a run of one process need not pay for them
+    import multiprocessing.context
+    from concurrent.futures import Future, ProcessPoolExecutor
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
@@ -97,6 +98,8 @@ def _run_chunk(function: Callable[[Any], Any], items: list[Any]) -> list[Any]:
 
 
 def _context() -> multiprocessing.context.BaseContext:
+    import multiprocessing
+
     methods = multiprocessing.get_all_start_methods()
     return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
 
@@ -117,6 +120,9 @@ def ordered_map(
     function (spawn pickles it by name). An exception inside `function` is raised here, after the workers
     are stopped; a worker that dies raises WorkerDied; either way no worker is left behind, and so on
     Ctrl-C (KeyboardInterrupt here)."""
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+    from concurrent.futures.process import BrokenProcessPool
+
     plan = chunks(weights, workers)
     results: list[Any] = [None] * len(items)
     ready = [False] * len(items)
