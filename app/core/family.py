@@ -269,6 +269,10 @@ def build(
     )
     fam = Family(family, tuple(attrs), names, table_rows, accepted, n_in)
     kinds = (kind, *aliases)
+
+    def model() -> type[Descriptor]:  # built when the op is first used (OpSpec.descriptor), not at import
+        return _descriptor_model(kind, kinds, _attrs_model(kind, attrs))
+
     own_rules = tuple(rules) + common_family_rules(
         kind, page, any(a.required for a in attrs), any(a.values for a in attrs)
     )
@@ -304,9 +308,7 @@ def build(
 
     spec = OpSpec(
         kind=kind,
-        model=lambda: _descriptor_model(
-            kind, kinds, _attrs_model(kind, attrs)
-        ),  # on first use: OpSpec.descriptor
+        model=model,
         names=kinds,
         source=source or page,
         summary=summary,

@@ -84,7 +84,7 @@ def parse(raw: Any) -> Descriptor:
     """`raw` (JSON-shaped data) as DESCRIPTOR.validate_python reads it, by the model of its kind alone when
     the kind is one of ours: the same descriptor, or DescriptorErrors with the union's errors (its loc
     starts with the kind given, as the union's tag). An unknown or missing kind goes to the union, which
-    names it. tests/test_parse.py holds the two ways to the same answers."""
+    names it. tests/ops/test_parse.py holds the two ways to the same answers."""
     kind = raw.get("kind") if type(raw) is dict else None
     spec = BY_NAME.get(kind) if type(kind) is str else None
     try:
