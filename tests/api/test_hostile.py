@@ -25,6 +25,7 @@ from app.api.routes import check
 from app.core.config import Settings
 from app.main import create_app
 from app.ops import REGISTRY
+from tests.conftest import free_port
 
 JSON = {"content-type": "application/json"}
 OPSPEC = Path(sys.executable).with_name("opspec")
@@ -391,12 +392,6 @@ def test_the_docs_pages_load_nothing_from_elsewhere(client) -> None:
 # --- the server: slow clients and bad settings -----------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_a_bad_setting_is_one_line_not_a_traceback() -> None:
     env = {**os.environ, "OPSPEC_PORT": "notanumber"}
     done = subprocess.run([str(OPSPEC), "serve"], env=env, capture_output=True, text=True, timeout=60)
@@ -410,7 +405,7 @@ def test_a_bad_setting_is_one_line_not_a_traceback() -> None:
 @contextlib.contextmanager
 def _served(**settings: str) -> Iterator[int]:
     """`opspec serve` on a free port with the given OPSPEC_* settings, once it answers: its port."""
-    port = _free_port()
+    port = free_port()
     env = {**os.environ, "OPSPEC_PORT": str(port), **{f"OPSPEC_{k.upper()}": v for k, v in settings.items()}}
     server = subprocess.Popen(
         [str(OPSPEC), "serve"], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL

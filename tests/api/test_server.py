@@ -13,6 +13,7 @@ import time
 import httpx
 
 from app.api.server import OneWrite
+from tests.conftest import free_port
 
 
 class Recorder:
@@ -96,15 +97,9 @@ def test_an_abort_drops_what_is_held_and_other_attributes_are_the_transports() -
     assert _on_a_loop(answer) == [("abort",)]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def test_the_h11_fallback_answers_and_cuts_slow_headers_off() -> None:
     """Without httptools, `opspec serve` runs h11 under the same header timer and one-write transport."""
-    port = _free_port()
+    port = free_port()
     code = (
         "import uvicorn, sys; from app.api.server import HeaderTimeout, served_app; "
         f"uvicorn.run(served_app(), host='127.0.0.1', port={port}, http=HeaderTimeout, loop='asyncio', "

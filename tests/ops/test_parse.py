@@ -4,18 +4,21 @@ exists: a fresh process builds no op model it does not use."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from app.ops import BY_NAME, DESCRIPTOR, REGISTRY, DescriptorErrors, parse
+from app.ops import BY_NAME, DESCRIPTOR, REGISTRY, DescriptorErrors, OpDescriptor, parse
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 
@@ -104,11 +107,27 @@ def test_any_descriptor_reads_as_the_union_reads_it(kind, inputs, attrs) -> None
     _same_as_the_union({"kind": kind, "inputs": inputs, "attrs": attrs})
 
 
-def test_the_descriptor_models_are_the_specs_own() -> None:
+def test_every_model_builds_with_its_specs_names_and_is_the_one_the_union_holds() -> None:
+    members = set(get_args(get_args(OpDescriptor)[0]))
     for spec in REGISTRY.values():
-        assert spec.descriptor is spec.descriptor
         assert spec.descriptor.names == spec.names
-        assert spec.kind in spec.names
+        assert spec.descriptor in members
+
+
+def test_a_model_is_built_once_when_threads_ask_at_once() -> None:
+    calls = []
+    model = REGISTRY["Abs"].descriptor
+
+    def slow_builder() -> type:
+        calls.append(1)
+        time.sleep(0.05)  # long enough for every thread to ask while the first builds
+        return model
+
+    spec = dataclasses.replace(REGISTRY["Abs"], model=slow_builder)
+    with ThreadPoolExecutor(8) as pool:
+        got = list(pool.map(lambda _: spec.descriptor, range(8)))
+    assert len(calls) == 1
+    assert all(built is model for built in got)
 
 
 def _fresh(code: str) -> str:
