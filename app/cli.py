@@ -289,6 +289,33 @@ def ignore_rules(file: FileReport, patterns: Iterable[str]) -> FileReport:
     return file
 
 
+def renamed_rules(patterns: Iterable[str], origin: str) -> list[str]:
+    """The patterns, each followed by the ids now of the former rule ids it matches (Max's bare C1 is
+    Max.C1), with one warning on stderr per such pattern naming the new ids: a config written before
+    the rename keeps working, and says what to write instead."""
+    patterns = list(patterns)
+    if not patterns:
+        return patterns
+    from app.ops import RENAMED
+
+    out = []
+    for pattern in patterns:
+        out.append(pattern)
+        formers = [former for former in RENAMED if fnmatchcase(former, pattern)]
+        if formers:
+            now = [RENAMED[former] for former in formers]
+            out += now
+            # the same pattern under each op the ids now name: 'C1' -> 'Max.C1', 'R?' -> 'Max.R?'
+            write = " ".join(dict.fromkeys(f"{rule.split('.')[0]}.{pattern}" for rule in now))
+            print(
+                f"opspec check: {origin} {pattern!r} names the former rule id{'s' * (len(now) > 1)} "
+                f"{', '.join(formers)}, now {', '.join(now)} (a rule id names its op first); it still works "
+                f"but is deprecated: write {write}",
+                file=sys.stderr,
+            )
+    return out
+
+
 def check_file(item: tuple[str, Path] | Source, ignore: tuple[str, ...] = ()) -> FileReport:
     """One file's report, read from disk or (stdin, read by the parent) from its Source: what a worker
     of --jobs does per file, and the plain run too."""
@@ -411,7 +438,8 @@ def _check(args: argparse.Namespace) -> int:
             require_checked=args.require_checked,
             include=include,
             exclude=exclude,
-            ignore=options["ignore"] + args.ignore,
+            ignore=renamed_rules(options["ignore"], "[tool.opspec] ignore")
+            + renamed_rules(args.ignore, "--ignore"),
             jobs=args.jobs,
             shard=args.shard,
         )

@@ -91,6 +91,33 @@ def test_ignore_drops_a_rules_findings_and_the_verdict_follows(in_tmp, capsys) -
     assert main(["check", broken, "--ignore", "*"]) == EXIT_MALFORMED  # unreadable is never ignored
 
 
+MIXED_MAX = '{"kind": "Max", "inputs": [{"dtype": "f32", "shape": [2]}, {"dtype": "u8", "shape": [3]}]}'
+
+
+def test_a_former_rule_id_still_ignores_with_one_warning_naming_the_new_id(in_tmp, capsys) -> None:
+    """Max's SONNX ids were bare (C1, RI) before every rule id named its op first: a CI config written
+    then keeps working, and is told once per pattern what to write instead."""
+    bad = write(in_tmp, "max.json", MIXED_MAX)
+    assert main(["check", bad]) == EXIT_INVALID
+    assert "error Max.C1:" in capsys.readouterr().out
+    assert main(["check", bad, "--ignore", "C1", "--ignore", "R?"]) == EXIT_VALID
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == (
+        "opspec check: --ignore 'C1' names the former rule id C1, now Max.C1 (a rule id names its op first); "
+        "it still works but is deprecated: write Max.C1"
+    )
+    assert err[1].startswith("opspec check: --ignore 'R?' names the former rule ids RI, RJ, RK,")
+    assert err[1].endswith("write Max.R?") and "now Max.RI, Max.RJ," in err[1]
+    assert len(err) == 2  # once each
+    (in_tmp / "pyproject.toml").write_text('[tool.opspec]\nignore = ["C1", "RI"]\n')
+    assert main(["check", "--format", "json", bad]) == EXIT_VALID
+    err = capsys.readouterr().err
+    assert "[tool.opspec] ignore 'C1' names the former rule id C1, now Max.C1" in err
+    assert "[tool.opspec] ignore 'RI' names the former rule id RI, now Max.RI" in err
+    assert main(["check", bad, "--ignore", "Max.C1", "--ignore", "Max.RI"]) == EXIT_VALID
+    assert capsys.readouterr().err.count("deprecated") == 2  # the config's, not the new ids'
+
+
 def test_quiet_writes_the_summary_line_only(in_tmp, capsys) -> None:
     bad = write(in_tmp, "bad.json", BAD)
     assert main(["check", "--quiet", bad]) == EXIT_INVALID

@@ -99,7 +99,7 @@ def test_invalid_raises_with_the_diagnostics() -> None:
     body = _max("f32", np.zeros(3, np.float32), np.zeros(4, np.float32))
     with pytest.raises(app.Invalid) as caught:
         app.evaluate(body)
-    assert [d.rule for d in caught.value.diagnostics] == ["RI"]
+    assert [d.rule for d in caught.value.diagnostics] == ["Max.RI"]
 
 
 def test_wrong_array_dtype_or_shape_is_a_diagnostic() -> None:

@@ -1,6 +1,6 @@
 """Rules and the diagnostics that cite them.
 
-Every finding names a rule by a stable id (`ReduceMax.axes.range`, SONNX's `C2`), the place in the
+Every finding names a rule by a stable id, its op first (`ReduceMax.axes.range`, SONNX's C2 as `Max.C2`), the place in the
 request it concerns (`attrs.axes[1]`), a message for people, and where the rule comes from. A check
 reports every finding it can, not just the first.
 """
@@ -30,6 +30,9 @@ class Rule:
     spec: str  # where in the source specification (or SPEC-NOTES) the rule comes from
     severity: Severity = "error"
     status: str | None = None  # what the reference implementation returns for this fault, if it has one
+    # The id the rule had before every id named its op first (Max's bare SONNX `C1`): --ignore and
+    # [tool.opspec] still read it, with a warning naming the new id.
+    former: str | None = None
 
 
 class Diagnostic(BaseModel):

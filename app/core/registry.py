@@ -70,7 +70,7 @@ class Port:
     description: str
     optional: bool = False
     variadic: bool = False
-    dtype_rule: str | None = None  # the op's own rule id for this port's dtype (SONNX's C1), if any
+    dtype_rule: str | None = None  # the op's own rule id for this port's dtype (Max.C1), if any
 
 
 @dataclass(frozen=True)
@@ -121,7 +121,7 @@ class OpSpec:
     dtype_source: str = ""  # where the spec lists its types, cited by the per-port dtype rules
     notes: tuple[str, ...] = ()  # how real implementations differ
     examples: tuple[dict[str, Any], ...] = ()
-    count_rule: str | None = None  # the spec's own id for the input count (SONNX's C1), if it has one
+    count_rule: str | None = None  # the op's own id for the input count (Max.C1), if it has one
     kernel_steps: StepCount | None = None  # for a kernel with sequential work: its worst case
     output_dtypes: DTypeRule | None = None
     # Verification: the op's own mismatch classes (besides the float ones and `value`), how it tells them

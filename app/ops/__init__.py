@@ -52,6 +52,12 @@ REGISTRY: dict[str, OpSpec] = {
 # Every accepted name (canonical or alias) to its spec.
 BY_NAME: dict[str, OpSpec] = {name: spec for spec in REGISTRY.values() for name in spec.names}
 
+# A rule's former id (from before every id named its op first: Max's bare SONNX C1, RI, ...) to its id
+# now; --ignore and [tool.opspec] still read the former ones, with a warning.
+RENAMED: dict[str, str] = {
+    rule.former: rule.id for spec in REGISTRY.values() for rule in spec.all_rules if rule.former
+}
+
 
 def __getattr__(name: str) -> Any:
     """OpDescriptor and DESCRIPTOR, made on first use: they hold every op's model, and building those is

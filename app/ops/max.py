@@ -2,8 +2,10 @@
 
 Y = Max(X1, ..., XN): 1 to 2147483647 inputs of one dtype T, broadcast together under the strict
 rule (each output dim is the largest size there; every input has that size or 1), elementwise
-maximum with NaN absorbing and +0 above -0. Rule ids are the profile's own: C1 (arity and type), C2
-(broadcasting) and RI, RJ, RK, ... (the per-dim restriction, one letter per output dim from the left).
+maximum with NaN absorbing and +0 above -0. Rule ids name the op, then the profile's own constraint:
+Max.C1 (arity and type), Max.C2 (broadcasting) and Max.RI, Max.RJ, ... (the per-dim restriction, one
+letter per output dim from the left). They were the bare C1, C2, RI ... until every rule id named its op
+first (another op's spec may have a C1 too); `former` keeps the old id, which --ignore still reads.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ SPEC = "ONNX Max under the SONNX profile"
 T = NUMERIC  # bfloat16, double, float, float16, int8..int64, uint8..uint64: the seed's list
 # The profile names the per-dim restrictions after the index letters I, J, K, L, ... of the output
 # dims; past Z there is no letter, and C2 itself stands for the restriction.
+C1, C2 = f"{KIND}.C1", f"{KIND}.C2"
 DIM_LETTERS = "IJKLMNOPQRSTUVWXYZ"
 
 
@@ -41,18 +44,20 @@ class MaxOp(Descriptor):
 
 
 def restriction_id(dim: int) -> str:
-    """The profile's id for the size restriction in output dim `dim` (from the left): RI, RJ, ..."""
-    return f"R{DIM_LETTERS[dim]}" if 0 <= dim < len(DIM_LETTERS) else "C2"
+    """The rule id for the size restriction in output dim `dim` (from the left): Max.RI, Max.RJ, ...,
+    after the profile's RI, RJ, ..."""
+    return f"{KIND}.R{DIM_LETTERS[dim]}" if 0 <= dim < len(DIM_LETTERS) else C2
 
 
 RULES = (
-    Rule("C1", f"There are 1 to {VARIADIC_MAX} inputs, all of one dtype T from the profile's list; Y is T.",
-         f"{SPEC}, constraint C1 and the type list (SPEC-NOTES: one type for every input)"),
-    Rule("C2", "Inputs broadcast together: ranks aligned on the right, each output dim the largest size "
-         "there; also cited for a dim without a letter or counted from the right.", f"{SPEC}, constraint C2"),
+    Rule(C1, f"There are 1 to {VARIADIC_MAX} inputs, all of one dtype T from the profile's list; Y is T.",
+         f"{SPEC}, constraint C1 and the type list (SPEC-NOTES: one type for every input)", former="C1"),
+    Rule(C2, "Inputs broadcast together: ranks aligned on the right, each output dim the largest size "
+         "there; also cited for a dim without a letter or counted from the right.", f"{SPEC}, constraint C2",
+         former="C2"),
     *(
         Rule(restriction_id(dim), f"In output dim {dim} ({letter}) each input's size is the largest size "
-             "there, or 1.", f"{SPEC}, restriction R{letter} of the broadcasting rule")
+             "there, or 1.", f"{SPEC}, restriction R{letter} of the broadcasting rule", former=f"R{letter}")
         for dim, letter in enumerate(DIM_LETTERS)
     ),
     Rule(f"{KIND}.broadcast.assumption", "A symbolic or unknown dim is broadcast against other sizes: the "
@@ -63,7 +68,7 @@ RULES = (
 def _common_dtype(d: MaxOp, ctx: Context) -> str | None:
     """T, the one dtype every input shares; each input that breaks ranks with the first is reported.
 
-    Inputs whose dtype is outside T's list were reported by the engine already (C1), so they are
+    Inputs whose dtype is outside T's list were reported by the engine already (Max.C1), so they are
     left out here rather than reported twice."""
     inputs = d.inputs
     dtype = inputs[0].dtype if inputs else None
@@ -76,7 +81,7 @@ def _common_dtype(d: MaxOp, ctx: Context) -> str | None:
     mixed = [(index, other) for index, other in listed if other != dtype]
     for index, other in mixed:
         ctx.error(
-            "C1",
+            C1,
             f"inputs[{index}].dtype",
             f"input {index} has dtype {other}, but input {first} has {dtype}; all inputs of Max share one "
             "dtype T",
@@ -144,7 +149,7 @@ OP = OpSpec(
             T,
             "X1 ... XN: the tensors to compare, all of one dtype, broadcast together.",
             variadic=True,
-            dtype_rule="C1",
+            dtype_rule=C1,
         ),
     ),
     outputs=(Port("Y", T, "The inputs' dtype; the broadcast shape."),),
@@ -154,7 +159,7 @@ OP = OpSpec(
     evaluate=evaluate,
     implementations=IMPLEMENTATIONS,
     dtype_source=f"{SPEC}, the type list in the operator's heading",
-    count_rule="C1",
+    count_rule=C1,
     dtype_table=tuple({"X": dtype, "Y": dtype} for dtype in DTYPES if dtype in T),
     notes=(
         "NumPy's maximum answers Max(-0, +0) by operand order; the profile's maximum, and opspec, give +0 in "
@@ -167,7 +172,7 @@ OP = OpSpec(
         "[1] (or with a scalar) is an error.",
         "ONNX reports a broadcast clash as 'Incompatible dimensions' without the shapes, and its checker "
         "passes a mixed-dtype Max unless type checking is asked for; opspec names the input, the dim and "
-        "the sizes, and reports a mixed dtype as C1.",
+        "the sizes, and reports a mixed dtype as Max.C1.",
     ),
     examples=(
         {

@@ -158,8 +158,8 @@ def test_max_broadcast_clash_and_mixed_dtypes() -> None:
     result = check(model([node], inputs, [vi("y", None)], infer=False))
     found = [(d.rule, d.path) for d in result.nodes[0].diagnostics]
     assert found == [
-        ("C1", "node[max].input[2].dtype"),
-        ("RJ", "node[max].input[0].shape[1]"),
+        ("Max.C1", "node[max].input[2].dtype"),
+        ("Max.RJ", "node[max].input[0].shape[1]"),
         ("onnx.shape_inference", "node[max]"),
     ]
 

@@ -192,7 +192,7 @@ def shapes(*shape_list) -> list[dict]:
 def test_brief_message_for_a_clash(client) -> None:
     assert diagnostics(client, shapes([2, 4], [3])) == [
         (
-            "RJ",
+            "Max.RJ",
             "inputs[1].shape[0]",
             "input 1 has size 3 in dim 1, where the largest size is 4; each input must have 4 or 1 there",
         )
@@ -203,17 +203,24 @@ def test_every_dim_has_its_letter(client) -> None:
     """A clash in each of 16 dims is reported 16 times, under RI, RJ, ... RX, at that input's axes."""
     found = diagnostics(client, shapes([2] * 16, [3] * 16))
     assert [(rule, path) for rule, path, _ in found] == [
-        (f"R{letter}", f"inputs[0].shape[{dim}]") for dim, letter in enumerate("IJKLMNOPQRSTUVWX")
+        (f"Max.R{letter}", f"inputs[0].shape[{dim}]") for dim, letter in enumerate("IJKLMNOPQRSTUVWX")
     ]
 
 
 def test_letters_past_the_default_rank_limit() -> None:
-    assert [max_op.restriction_id(d) for d in (0, 3, 16, 17, 18, 40)] == ["RI", "RL", "RY", "RZ", "C2", "C2"]
+    assert [max_op.restriction_id(d) for d in (0, 3, 16, 17, 18, 40)] == [
+        "Max.RI",
+        "Max.RL",
+        "Max.RY",
+        "Max.RZ",
+        "Max.C2",
+        "Max.C2",
+    ]
 
 
 def test_zero_beside_one_says_why_numpy_differs(client) -> None:
     [(rule, path, message)] = diagnostics(client, shapes([0], [1]))
-    assert (rule, path) == ("RI", "inputs[0].shape[0]")
+    assert (rule, path) == ("Max.RI", "inputs[0].shape[0]")
     assert message.startswith("input 0 has size 0 in dim 0, where the largest size is 1")
     assert "NumPy would give 0" in message
 
@@ -221,12 +228,12 @@ def test_zero_beside_one_says_why_numpy_differs(client) -> None:
 def test_paths_index_each_inputs_own_shape(client) -> None:
     """Output dim 1 is axis 0 of the shorter input: the path says so."""
     found = diagnostics(client, shapes([5, 4, 3], [2, 3], [1, 4, 1]))
-    assert [(rule, path) for rule, path, _ in found] == [("RJ", "inputs[1].shape[0]")]
+    assert [(rule, path) for rule, path, _ in found] == [("Max.RJ", "inputs[1].shape[0]")]
 
 
 def test_clash_beside_an_unknown_rank_is_c2_counted_from_the_right(client) -> None:
     [(rule, path, message)] = diagnostics(client, shapes([2, 3], None, [4, 3]))
-    assert (rule, path) == ("C2", "inputs[0].shape[0]")
+    assert (rule, path) == ("Max.C2", "inputs[0].shape[0]")
     assert "dim -2 (counted from the right" in message
 
 
@@ -267,12 +274,12 @@ def test_one_dtype_for_all_inputs(client) -> None:
     found = diagnostics(client, inputs)
     assert found == [
         (
-            "C1",
+            "Max.C1",
             "inputs[2].dtype",
             "input 2 has dtype u16, but input 0 has s16; all inputs of Max share one dtype T",
         ),
         (
-            "C1",
+            "Max.C1",
             "inputs[4].dtype",
             "input 4 has dtype f16, but input 0 has s16; all inputs of Max share one dtype T",
         ),
@@ -283,7 +290,7 @@ def test_one_dtype_for_all_inputs(client) -> None:
 
 def test_a_type_off_the_list_is_c1_once(client) -> None:
     found = diagnostics(client, [{"dtype": "sa8", "shape": [2]}, {"dtype": "s8", "shape": [2]}])
-    assert [(rule, path) for rule, path, _ in found] == [("C1", "inputs[0].dtype")]
+    assert [(rule, path) for rule, path, _ in found] == [("Max.C1", "inputs[0].dtype")]
 
 
 @pytest.mark.parametrize("count", [1, 2, 3])
@@ -301,14 +308,16 @@ def test_the_common_dtype_of_every_mix(count) -> None:
         mixed = [f"inputs[{index}].dtype" for index, dt in listed if dt != listed[0][1]]
         one = bool(listed) and not mixed and len(listed) == count
         assert max_op._common_dtype(descriptor, ctx) == (dtypes[0] if one else None), dtypes
-        assert [(d.rule, d.path) for d in ctx.report.diagnostics] == [("C1", path) for path in mixed], dtypes
+        assert [(d.rule, d.path) for d in ctx.report.diagnostics] == [("Max.C1", path) for path in mixed], (
+            dtypes
+        )
 
 
 def test_errors_in_dtype_and_shape_come_together(client) -> None:
     found = diagnostics(client, [{"dtype": "f32", "shape": [2]}, {"dtype": "f64", "shape": [3]}])
     assert {(rule, path) for rule, path, _ in found} == {
-        ("C1", "inputs[1].dtype"),
-        ("RI", "inputs[0].shape[0]"),
+        ("Max.C1", "inputs[1].dtype"),
+        ("Max.RI", "inputs[0].shape[0]"),
     }
 
 
@@ -329,9 +338,9 @@ def test_listed_with_its_rules_and_types(client) -> None:
     assert detail["inputs"][0]["variadic"] is True
     assert len(detail["dtypes"]) == 12
     rules = {rule["id"]: rule for rule in detail["rules"]}
-    assert {"C1", "C2", "RI", "RX", "Max.broadcast.assumption"} <= set(rules)
+    assert {"Max.C1", "Max.C2", "Max.RI", "Max.RX", "Max.broadcast.assumption"} <= set(rules)
     assert rules["Max.broadcast.assumption"]["severity"] == "warning"
-    assert rules["RJ"]["spec"].endswith("restriction RJ of the broadcasting rule")
+    assert rules["Max.RJ"]["spec"].endswith("restriction RJ of the broadcasting rule")
 
 
 def test_batch(client) -> None:
@@ -365,7 +374,7 @@ def test_evaluate_refuses_an_invalid_or_dataless_descriptor(client) -> None:
         path="/v1/evaluate",
     )
     assert invalid.status_code == 422
-    assert [d["rule"] for d in invalid.json()["diagnostics"]] == ["RI"]
+    assert [d["rule"] for d in invalid.json()["diagnostics"]] == ["Max.RI"]
     dataless = post(client, shapes([2]), path="/v1/evaluate")
     assert dataless.status_code == 422
 
@@ -376,4 +385,4 @@ def test_cli_check(tmp_path, capsys) -> None:
         '{"kind": "Max", "inputs": [{"dtype": "f32", "shape": [2, 4]}, {"dtype": "f32", "shape": [3]}]}'
     )
     assert main(["check", str(path)]) == EXIT_INVALID
-    assert f"{path}:1:90: error RJ: " in capsys.readouterr().out  # at inputs[1].shape[0]
+    assert f"{path}:1:90: error Max.RJ: " in capsys.readouterr().out  # at inputs[1].shape[0]

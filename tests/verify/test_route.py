@@ -90,7 +90,7 @@ def test_invalid_descriptor_is_a_422_with_its_diagnostics(client) -> None:
     )
     response = client.post("/v1/verify", json=document)
     assert response.status_code == 422
-    assert [d["rule"] for d in response.json()["diagnostics"]] == ["RJ"]
+    assert [d["rule"] for d in response.json()["diagnostics"]] == ["Max.RJ"]
 
 
 @pytest.mark.parametrize(
