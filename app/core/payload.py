@@ -109,9 +109,15 @@ def decode(tensor: Tensor, path: str, settings: Settings) -> np.ndarray:
             "(max_elements)",
         )
     itemsize = flat.itemsize
-    return np.lib.stride_tricks.as_strided(
-        flat, shape=lay.shape, strides=tuple(s * itemsize for s in lay.strides), writeable=False
+    # as_strided goes through __array_interface__, which cannot name ml_dtypes' types (f8_e5m2 raised a
+    # TypeError, a 500): stride unsigned integers of the same width and view the result as the dtype.
+    raw = np.lib.stride_tricks.as_strided(
+        flat.view(f"u{itemsize}"),
+        shape=lay.shape,
+        strides=tuple(s * itemsize for s in lay.strides),
+        writeable=False,
     )
+    return raw.view(flat.dtype)
 
 
 def buffer_nbytes(array: np.ndarray) -> int:

@@ -155,7 +155,9 @@ class AxesRule:
         if axes_input.shape == (0,):
             return [], "inputs[1].shape"  # an empty axes input needs no data: its values are known, none
         values = ctx.values(1)
-        return (None if values is None else [int(v) for v in values.reshape(-1)]), "inputs[1].data"
+        if values is None or values.dtype.kind not in "iu":  # axes of another dtype (NaN!) are not axes:
+            return None, "inputs[1].data"  # the dtype rule has said so; int() of a NaN raised (a 500)
+        return [int(v) for v in values.reshape(-1)], "inputs[1].data"
 
     def _check_repeats(self, axes: list[int], path: str, ctx: Context) -> bool:
         """With src's rank unknown, axes cannot be wrapped or range-checked, but a value given twice is a

@@ -81,6 +81,16 @@ def test_the_axes_input_and_its_oneDNN_warnings(client, kind) -> None:
 
 
 @pytest.mark.parametrize("kind", KINDS)
+def test_an_axes_input_of_a_float_dtype_is_its_dtype_error_never_a_crash(client, kind) -> None:
+    """Its values are not axes (int() of its NaN raised: a 500, found by app/reference's examples): the
+    axes are unknown, so the output is of unknown dims."""
+    axes = {"dtype": "f32", "shape": [2], "data": ["nan", 1]}
+    verdict = post(client, kind, {"keep_dims": True}, [F32, axes])
+    assert (f"{kind}.axes.dtype", "inputs[1].dtype") in found(verdict)
+    assert verdict["outputs"] is None or verdict["outputs"] == [{"dtype": "f32", "shape": [-1, -1, -1]}]
+
+
+@pytest.mark.parametrize("kind", KINDS)
 def test_zero_size_dims_warn(client, kind) -> None:
     verdict = post(client, kind, {"axes": [1]}, [{"dtype": "f32", "shape": [0, 0, 2]}])
     assert found(verdict, "warning") == [
