@@ -40,6 +40,50 @@ class RuleInfo(BaseModel):
         None,
         description="The status code the reference implementation returns for this fault, if it has one.",
     )
+    url: str = Field(description="The rule's page in the docs (under OPSPEC_DOCS_URL).")
+
+
+class RuleSummary(BaseModel):
+    id: str = Field(
+        description="The rule's stable id, its op first: ReduceMax.axes.range, Max.C1, graph.edge."
+    )
+    op: str | None = Field(
+        description="The op kind it belongs to; null for a reader's or the graph walker's."
+    )
+    severity: str
+    statement: str = Field(description="What the rule says, in one line.")
+    spec: str = Field(description="Where in the source specification (or SPEC-NOTES) it comes from.")
+    url: str = Field(description="The rule's page in the docs (under OPSPEC_DOCS_URL).")
+
+
+class RuleFinding(BaseModel):
+    rule: str
+    severity: str
+    path: str
+    message: str
+
+
+class RuleExample(BaseModel):
+    descriptor: dict[str, Any] = Field(description="A descriptor that breaks the rule.")
+    findings: list[RuleFinding] = Field(description="What POST /v1/validate reports for it.")
+    fix: str = Field(description="The change that makes it pass, e.g. `set inputs[1].shape[0] to 1`.")
+    fixed: dict[str, Any] = Field(
+        description="The descriptor with the fix made: it passes, with nothing to report."
+    )
+    source: str = Field(description="Where the example comes from: a case of specs/, or a valid one changed.")
+
+
+class RuleDetail(RuleSummary):
+    status: str | None = Field(
+        None,
+        description="The status code the reference implementation returns for this fault, if it has one.",
+    )
+    former_id: str | None = Field(
+        None, description="The id the rule had before every id named its op first (Max's bare C1)."
+    )
+    example: RuleExample | None = Field(
+        description="A descriptor that breaks it and its fix; null where none is known."
+    )
 
 
 class MismatchClassInfo(BaseModel):

@@ -44,6 +44,7 @@ def _problem_response(description: str, slug: str) -> dict[str, Any]:
 
 def _example_answers() -> dict[tuple[str, str], Any]:
     """200 answers by (method, path), from the service's own functions on each op's first example."""
+    from app import reference
     from app.api.routes import check, ops, verify
     from app.core.config import Settings
     from app.core.engine import evaluate
@@ -57,8 +58,13 @@ def _example_answers() -> dict[tuple[str, str], Any]:
         ("post", "/v1/validate"): verdict,
         ("post", "/v1/validate/batch"): {"results": [verdict]},
         ("get", "/v1/ops"): [ops._summary(spec) for spec in REGISTRY.values()],
-        ("get", "/v1/ops/{kind}"): ops.describe(first).model_dump(mode="json"),
+        ("get", "/v1/ops/{kind}"): ops.describe(first, settings.docs_url).model_dump(mode="json"),
     }
+    rule = reference.describe(reference.book()["ReduceMax.axes.range"], settings.docs_url)
+    answers[("get", "/v1/rules/{rule_id}")] = rule
+    answers[("get", "/v1/rules")] = [  # abridged: the answer lists every rule id
+        {key: rule[key] for key in ("id", "op", "severity", "statement", "spec", "url")}
+    ]
     answers[("post", "/v1/verify")] = json.loads(
         verify._verify(json.dumps(verify._EXAMPLE).encode(), settings).body
     )

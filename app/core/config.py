@@ -129,6 +129,13 @@ class Settings(BaseModel):
     max_graph_depth: int = Field(
         64, ge=1, description="Deepest nesting of JSON or XML a graph file may have."
     )
+    docs_url: str = Field(
+        "https://opspec.github.io/opspec/",
+        pattern=r"^https?://\S+$",
+        description="The docs site that rule links point into: SARIF's helpUri, `opspec rule`, GET /v1/rules "
+        "and the page's rule ids. The project's site by default (pyproject.toml's Documentation URL); "
+        "set it to where you serve `make docs`' site/ for a copy that matches your version.",
+    )
 
 
 @lru_cache

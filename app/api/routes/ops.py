@@ -1,5 +1,8 @@
+from functools import cache
+
 from fastapi import APIRouter, HTTPException
 
+from app.api.deps import SettingsDep
 from app.api.models import (
     ImplementationInfo,
     MismatchClassInfo,
@@ -13,6 +16,7 @@ from app.core.dtypes import DTYPES
 from app.core.numbers import show
 from app.core.registry import OpSpec, Port
 from app.ops import BY_NAME, REGISTRY
+from app.report.links import rule_url
 
 router = APIRouter(prefix="/ops", tags=["ops"])
 
@@ -47,14 +51,21 @@ async def list_ops() -> list[dict]:
 @router.get(
     "/{kind}", response_model=OpDetail, summary="One op: attributes, ports, dtypes, rules, examples, notes"
 )
-async def get_op(kind: str) -> OpDetail:
+async def get_op(kind: str, settings: SettingsDep) -> OpDetail:
     spec = BY_NAME.get(kind)
     if spec is None:
         raise HTTPException(404, f"unknown kind {show(kind)}; known kinds: {', '.join(BY_NAME)}")
-    return _DETAILS[spec.kind]
+    return detail(spec.kind, settings.docs_url)
 
 
-def describe(spec: OpSpec) -> OpDetail:
+# The registry does not change while the app runs: each op's detail (its attrs' JSON schema above all,
+# about 1 ms) is built once, on its first GET, not on every one.
+@cache
+def detail(kind: str, docs_url: str) -> OpDetail:
+    return describe(REGISTRY[kind], docs_url)
+
+
+def describe(spec: OpSpec, docs_url: str) -> OpDetail:
     attrs_model = spec.descriptor.model_fields["attrs"].annotation
     return OpDetail(
         **_summary(spec),
@@ -63,7 +74,14 @@ def describe(spec: OpSpec) -> OpDetail:
         outputs=[_port(p) for p in spec.outputs],
         dtypes=list(spec.dtype_table),
         rules=[
-            RuleInfo(id=r.id, statement=r.statement, spec=r.spec, severity=r.severity, status=r.status)
+            RuleInfo(
+                id=r.id,
+                statement=r.statement,
+                spec=r.spec,
+                severity=r.severity,
+                status=r.status,
+                url=rule_url(docs_url, r.id),
+            )
             for r in spec.all_rules
         ],
         examples=list(spec.examples),
@@ -84,8 +102,3 @@ def _tolerance(spec: OpSpec) -> ToleranceInfo:
     if t is None:
         return ToleranceInfo(exact=True, ulps=0, absolute=0.0, why=EXACT_WHY)
     return ToleranceInfo(exact=False, ulps=t.ulps, absolute=t.absolute, why=t.why)
-
-
-# The registry does not change while the app runs: each op's detail (its attrs' JSON schema above all,
-# about 1 ms) is built once here, not on every GET.
-_DETAILS = {spec.kind: describe(spec) for spec in REGISTRY.values()}
