@@ -399,7 +399,10 @@ def run_check(
     from app.formats import parallel
     from app.formats.graph import PROGRESS
 
-    report = RunReport(version=version(), strict=strict, require_checked=require_checked)
+    settings = get_settings()
+    report = RunReport(
+        version=version(), strict=strict, require_checked=require_checked, docs_url=settings.docs_url
+    )
     paths = _paths(names, include, exclude)
     if shard is not None:
         index, count = shard
@@ -413,7 +416,7 @@ def run_check(
     else:
         token = PROGRESS.set(_node_bar if len(paths) < PROGRESS_MIN_FILES else None)
         try:
-            for source in _progress(_sources(paths, get_settings()), len(paths)):
+            for source in _progress(_sources(paths, settings), len(paths)):
                 report.add(check_file(source, ignore))
         finally:
             PROGRESS.reset(token)
@@ -476,7 +479,13 @@ def run_verify(args: argparse.Namespace) -> RunReport:
     from app.core.config import get_settings
     from app.formats import verify_cases
 
-    report = RunReport(version=version(), strict=args.strict, command="verify", unit_noun="cases")
+    report = RunReport(
+        version=version(),
+        strict=args.strict,
+        command="verify",
+        unit_noun="cases",
+        docs_url=get_settings().docs_url,
+    )
     if args.descriptor is not None:
         report.add(verify_cases.read_npz(args.descriptor, args.inputs, args.outputs))
     for source in _sources(_paths(args.files), get_settings()):

@@ -21,6 +21,7 @@ from app.core.engine import Invalid, NotEvaluable
 from app.core.numbers import clip
 from app.core.payload import LimitExceeded
 from app.parsing import describe_errors
+from app.report.links import RULES_PAGE, page_url, rule_url
 
 MEDIA_TYPE = "application/problem+json"
 
@@ -93,6 +94,21 @@ KINDS = {
     )
 }
 BY_STATUS = {kind.status: kind for kind in reversed(KINDS.values())}  # the first of a status wins
+RULED = ("malformed", "invalid")  # kinds whose errors name the rule they break
+
+
+def _rules_paragraph(docs_url: str) -> str:
+    """Where an error's rule is explained: its page in the docs (with an example and its fix), and
+    GET /v1/rules/{id} here."""
+    index = escape(page_url(docs_url, RULES_PAGE))
+    example = escape(rule_url(docs_url, "ReduceMax.axes.range"))
+    return (
+        "<p>Each entry of <code>errors</code> that breaks a rule names it in <code>rule</code>. Every rule has "
+        f'a page in the docs, with an example that breaks it and the fix: <a href="{example}">'
+        'ReduceMax.axes.range</a>, for one, and <a href="' + index + '">the index of every rule</a>; '
+        "<code>GET /v1/rules/{id}</code> answers the same here, and <code>opspec rule ID</code> in a "
+        "terminal.</p>"
+    )
 
 
 def request_id(scope_or_request: Any) -> str:
@@ -186,13 +202,14 @@ def install(app: FastAPI) -> None:
         )
 
     @app.get("/problems/{slug}", include_in_schema=False)
-    async def _describe(slug: str) -> HTMLResponse:
+    async def _describe(request: Request, slug: str) -> HTMLResponse:
         kind = KINDS.get(slug)
         if kind is None:
             raise HTTPException(404, f"no problem type {clip(slug, 60)!r}; known: {', '.join(KINDS)}")
         page = (
             f"<!doctype html><html lang=en><meta charset=utf-8><title>{escape(kind.title)} - opspec</title>"
             f"<h1>{escape(kind.title)} ({kind.status})</h1><p>{escape(kind.description)}</p>"
-            f"<p>Problem type <code>{escape(kind.type)}</code>; see also <a href=/docs>the API docs</a>.</p>"
+            + (_rules_paragraph(request.app.state.settings.docs_url) if slug in RULED else "")
+            + f"<p>Problem type <code>{escape(kind.type)}</code>; see also <a href=/docs>the API docs</a>.</p>"
         )
         return HTMLResponse(page)

@@ -28,12 +28,12 @@ DESCRIPTOR_RULE = RuleInfo(
     "opspec.descriptor",
     "Each entry is an op descriptor: a known kind, the op's own attributes, inputs and optional "
     "outputs, each field of its type.",
-    "opspec wire format (README, Descriptors)",
+    "opspec wire format (docs: Descriptors)",
 )
 LIMIT_RULE = RuleInfo(
     "opspec.limit",
     "Sizes stay within the configured limits (OPSPEC_MAX_* settings).",
-    "opspec settings (README, Settings)",
+    "opspec settings (docs: Settings)",
 )
 
 _RULES: dict[str, RuleInfo] = {}  # rule id -> its SARIF info, built once per id across a run

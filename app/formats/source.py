@@ -8,7 +8,9 @@ from pathlib import Path
 from app.report.model import FileReport, Finding, RuleInfo
 
 READ_RULE = RuleInfo(
-    "opspec.read", "The file can be read, as UTF-8 text where the format is text.", "opspec check (README)"
+    "opspec.read",
+    "The file can be read, as UTF-8 text where the format is text.",
+    "opspec check (docs: The opspec command)",
 )
 
 

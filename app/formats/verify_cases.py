@@ -35,13 +35,13 @@ CASE_RULE = RuleInfo(
     "opspec.verify.case",
     "A verify case carries data on every input and the implementation's answer on every output, within "
     "the size limits.",
-    "opspec verify (README)",
+    "opspec verify (docs: Verify)",
 )
 NPZ_RULE = RuleInfo(
     "opspec.verify.npz",
     "A .npz file holds plain arrays (no pickles), one per port, named by port or given in port order, each "
     "of the port's dtype and shape.",
-    "opspec verify (README)",
+    "opspec verify (docs: Verify)",
 )
 
 

@@ -27,6 +27,11 @@ def html(page: str) -> str:
     return page.removesuffix(".md") + ".html"
 
 
+def page_url(base: str, page: str) -> str:
+    """A docs source page's address under the docs site at `base` (OPSPEC_DOCS_URL)."""
+    return f"{base.rstrip('/')}/{html(page)}"
+
+
 def rule_url(base: str, rule_id: str) -> str:
-    """The rule's page under the docs site at `base` (OPSPEC_DOCS_URL), at its anchor."""
-    return f"{base.rstrip('/')}/{html(rule_page(rule_id))}#{quote(rule_id, safe='._-')}"
+    """The rule's page under the docs site at `base`, at its anchor."""
+    return f"{page_url(base, rule_page(rule_id))}#{quote(rule_id, safe='._-')}"

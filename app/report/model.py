@@ -155,6 +155,7 @@ class RunReport:
     strict: bool = False  # warnings fail the run too
     require_checked: bool = False  # a graph node nobody checked fails the run too
     shard: Shard | None = None  # None: the whole run, not one machine's part of it
+    docs_url: str = ""  # the docs site rule pages are under (OPSPEC_DOCS_URL); "" links none
 
     def add(self, report: FileReport) -> None:
         self.files.append(report)

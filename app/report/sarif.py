@@ -8,6 +8,7 @@ from pathlib import PurePosixPath
 from typing import Any, TextIO
 from urllib.parse import quote
 
+from app.report.links import rule_url
 from app.report.locations import relative
 from app.report.model import RunReport
 
@@ -48,14 +49,7 @@ def document(report: RunReport) -> dict[str, Any]:
         "name": report.tool,
         "version": report.version,
         "informationUri": INFORMATION_URI,
-        "rules": [
-            {
-                "id": rule.id,
-                "shortDescription": {"text": rule.statement},
-                "help": {"text": rule.spec or rule.statement},
-            }
-            for rule in rules
-        ],
+        "rules": [_rule(rule.id, rule.statement, rule.spec, report.docs_url) for rule in rules],
     }
     if not driver["version"]:
         del driver["version"]
@@ -79,6 +73,20 @@ def document(report: RunReport) -> dict[str, Any]:
             }
         }
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}
+
+
+def _rule(rule_id: str, statement: str, spec: str, docs_url: str) -> dict[str, Any]:
+    """A reportingDescriptor: GitHub code scanning shows fullDescription and help with each alert and
+    links the rule to helpUri, its page in the docs (app/report/links.py)."""
+    rule: dict[str, Any] = {
+        "id": rule_id,
+        "shortDescription": {"text": statement},
+        "fullDescription": {"text": f"{statement} Source: {spec}." if spec else statement},
+        "help": {"text": spec or statement},
+    }
+    if docs_url:
+        rule["helpUri"] = rule_url(docs_url, rule_id)
+    return rule
 
 
 def write(report: RunReport, out: TextIO) -> None:

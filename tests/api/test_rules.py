@@ -53,3 +53,11 @@ def test_an_ops_rules_link_to_their_pages(client) -> None:
         "id": "Max.C1",
         "url": "https://opspec.github.io/opspec/reference/ops/Max.html#Max.C1",
     }
+
+
+def test_the_problem_pages_of_ruled_errors_link_to_the_rule_pages(client) -> None:
+    for slug in ("malformed", "invalid"):
+        page = client.get(f"/problems/{slug}").text
+        assert 'href="https://opspec.github.io/opspec/reference/rules.html"' in page
+        assert 'href="https://opspec.github.io/opspec/reference/ops/ReduceMax.html#ReduceMax.axes.range"' in page
+    assert "reference/rules.html" not in client.get("/problems/too-large").text  # no rule there

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from app.formats.graph import RULES as GRAPH_RULES
 from app.formats.readers import read_source
 from app.formats.source import Source
 from app.report.model import FileReport, Finding, RuleInfo, RunReport, Unit
@@ -25,7 +26,7 @@ BATCH = {
 
 
 def report() -> RunReport:
-    run = RunReport(version="9.9.9")
+    run = RunReport(version="9.9.9", docs_url="https://opspec.github.io/opspec/")
     sources = [
         Source("models/good.json", json.dumps(GOOD, indent=2).encode()),
         Source("models/batch.json", json.dumps(BATCH, indent=1).encode()),
@@ -35,7 +36,8 @@ def report() -> RunReport:
     for source in sources:
         run.add(read_source(source))
     # What a graph reader adds: a note, a warning with characters annotations must escape.
-    note = RuleInfo("onednn.translate", "How a graph node became a descriptor.", "oneDNN Graph JSON")
+    translated = GRAPH_RULES["graph.translated"]
+    note = RuleInfo(translated.id, translated.statement, translated.spec)
     odd = FileReport(
         "graphs/a,b:c.json",
         "onednn-json",

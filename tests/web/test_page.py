@@ -135,8 +135,14 @@ def test_invalid_axis_marks_the_axes_field_with_the_rule(visit):
     # The summary links to the field, and following the link keeps the #d= link.
     summary = visit.page.locator("#result .summary")
     assert "There is a problem" in summary.inner_text()
+    # The rule id links to its page in the docs (GET /v1/ops/ReduceMax's url for it), in a new tab.
+    rule = summary.get_by_role("link", name="ReduceMax.axes.range")
+    assert rule.get_attribute("href") == (
+        "https://opspec.github.io/opspec/reference/ops/ReduceMax.html#ReduceMax.axes.range"
+    )
+    assert rule.get_attribute("target") == "_blank"
     url = visit.page.url
-    summary.get_by_role("link").first.click()
+    summary.locator("a.diagnostic__message").first.click()
     assert visit.page.evaluate("document.activeElement.id") == axes.get_attribute("id")
     assert visit.page.url == url
 

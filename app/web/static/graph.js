@@ -5,6 +5,7 @@ import * as api from "./api.js";
 import { GraphCanvas, typeText, verdictOf } from "./graphcanvas.js";
 import { GraphList, verdictText } from "./graphlist.js";
 import { encode } from "./state.js";
+import { ruleId } from "./result.js";
 
 const DRAW_LIMIT = 20000; // nodes: beyond this the page lists the graph instead of drawing it
 const SUMMARY_LIMIT = 200; // findings in the summary; the list view has them all
@@ -336,6 +337,7 @@ async function side(i) {
       for (const li of found.querySelectorAll("li")) {
         const rule = rules.get(li.dataset.rule);
         if (rule?.statement) li.querySelector(".diagnostic__rule").prepend(`${rule.statement} `);
+        if (rule?.url) li.querySelector(".rule-id").replaceWith(ruleId(rule.id, rule.url));
       }
     } catch {
       // a kind the API does not list by that name: the message and spec reference stand alone

@@ -120,6 +120,19 @@ function valuesView(output, name) {
 
 // --- diagnostics -------------------------------------------------------------------------------------
 
+/** A rule id, linked to its page in the docs (the API's `url` for it) when there is one. */
+export function ruleId(id, url) {
+  const code = el("code", "rule-id", id);
+  if (!url) return code;
+  const link = el("a", "rule-link");
+  link.href = url;
+  link.target = "_blank";
+  link.rel = "noopener noreferrer";
+  link.title = `${id}: the rule's page in the docs`;
+  link.append(code);
+  return link;
+}
+
 /** Every diagnostic, as GOV.UK's error summary: a box whose items link to the field each one marks. */
 function diagnosticsList(items, rules, marked) {
   const errors = items.filter((i) => (i.severity ?? "error") === "error").length;
@@ -133,7 +146,8 @@ function diagnosticsList(items, rules, marked) {
     const li = el("li", `diagnostic diagnostic--${severity}`);
     const head = el("p", "diagnostic__head");
     head.append(el("span", `badge badge--${severity}`, severity));
-    if (item.rule) head.append(" ", el("code", "rule-id", item.rule));
+    const rule = rules.get(item.rule);
+    if (item.rule) head.append(" ", ruleId(item.rule, rule?.url));
     if (item.path) head.append(" ", el("code", "diagnostic__path", item.path));
     const field = marked[i];
     if (field) {
@@ -147,7 +161,6 @@ function diagnosticsList(items, rules, marked) {
       line.append(link);
       li.append(head, line);
     } else li.append(head, el("p", "diagnostic__message", item.message));
-    const rule = rules.get(item.rule);
     const statement = rule?.statement;
     const spec = item.spec || rule?.spec;
     if (statement || spec) {
