@@ -6,7 +6,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 IMAGE  ?= localhost/opspec:latest
 
-.PHONY: install serve test lint bench clean image
+.PHONY: install serve test lint bench clean image docs
 
 install: $(STAMP)
 
@@ -35,6 +35,11 @@ test: lint browser
 	@if [ -z "$$SKIP_IMAGE_TEST" ] || [ -n "$$CI" ]; then scripts/image.sh $(IMAGE); fi
 	$(BIN)/python -m pytest
 
+# The docs site into site/ (mkdocs.yml): --strict, so a broken link or anchor is an error. `make test`
+# builds it too (tests/docs/test_site.py). Open site/index.html, or serve site/ for its search.
+docs: $(STAMP)
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+
 bench: $(STAMP)
 	@if ! command -v wrk >/dev/null; then \
 	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
@@ -48,7 +53,7 @@ bench: $(STAMP)
 	@for script in bench/bench_*.py; do echo "== $$script"; $(BIN)/python $$script || exit 1; done
 
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info
+	rm -rf $(VENV) .pytest_cache .ruff_cache .hypothesis build *.egg-info site
 
 # The page's tests drive Debian's Chromium (Playwright's own browser download cannot work offline).
 CHROMIUM ?= /usr/bin/chromium

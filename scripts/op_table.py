@@ -1,5 +1,5 @@
-"""Writes the README's op table from the registry: one row per op, grouped by family, between the
-markers `<!-- op-table -->` and `<!-- /op-table -->`.
+"""Writes the README's op families from the registry: a line per family naming its ops, between the
+markers `<!-- op-table -->` and `<!-- /op-table -->` (each op's page is generated in the docs site).
 
     .venv/bin/python scripts/op_table.py           # rewrite README.md
     .venv/bin/python scripts/op_table.py --check   # exit 1 when README.md is out of date
@@ -18,31 +18,22 @@ START, END = "<!-- op-table -->", "<!-- /op-table -->"
 SEED = "seed ops"  # the four ops opspec started with, each a module of its own
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def table() -> str:
-    """The table as Markdown, from the registry in its own order, families in order of first appearance."""
+    """A line per family, in order of first appearance in the registry, its ops in registry order."""
     sys.path.insert(0, str(ROOT))
     from app.ops import REGISTRY
 
     groups: dict[str, list] = {}
     for spec in REGISTRY.values():
         groups.setdefault(spec.family or SEED, []).append(spec)
-    lines = ["| family | kind (aliases) | source | summary |", "| --- | --- | --- | --- |"]
-    for family, specs in groups.items():
-        for index, spec in enumerate(specs):
-            aliases = f" ({', '.join(f'`{a}`' for a in spec.aliases)})" if spec.aliases else ""
-            shown = f"**{family}**" if index == 0 else ""
-            lines.append(
-                f"| {shown} | `{spec.kind}`{aliases} | {_cell(spec.source)} | {_cell(spec.summary)} |"
-            )
-    return "\n".join(lines)
+    return "\n".join(
+        f"- **{family}** ({len(specs)}): " + ", ".join(f"`{spec.kind}`" for spec in specs)
+        for family, specs in groups.items()
+    )
 
 
 def with_table(text: str) -> str:
-    """The README's text with the table between the markers replaced by the registry's."""
+    """The README's text with the lines between the markers replaced by the registry's."""
     head, start, rest = text.partition(START)
     _, end, tail = rest.partition(END)
     if not start or not end:
@@ -55,7 +46,7 @@ def main(argv: list[str]) -> int:
     wanted = with_table(text)
     if "--check" in argv:
         if wanted != text:
-            print("README.md's op table differs from the registry; run .venv/bin/python scripts/op_table.py")
+            print("README.md's op families differ from the registry; run .venv/bin/python scripts/op_table.py")
             return 1
         return 0
     README.write_text(wanted)

@@ -1,4 +1,4 @@
-"""Install and run as written: the README's GitHub Actions and GitLab snippets, run command by command
+"""Install and run as written: the GitHub Actions and GitLab snippets of docs/cli.md, run command by command
 in a clean virtual environment (the repository's git URL pointed at this clone's committed HEAD: no
 network), and the image's source label.
 
@@ -21,13 +21,13 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-README = (ROOT / "README.md").read_text()
+CI_PAGE = (ROOT / "docs" / "cli.md").read_text()
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 URL = PROJECT["urls"]["Repository"]
 
 
 def _block(comment: str) -> str:
-    (block,) = re.findall(r"```yaml\n(# " + re.escape(comment) + r"\n.*?)```", README, re.S)
+    (block,) = re.findall(r"```yaml\n(# " + re.escape(comment) + r"\n.*?)```", CI_PAGE, re.S)
     return block
 
 

@@ -130,13 +130,15 @@ def test_importing_the_core_stays_light() -> None:
     assert subprocess.check_output([sys.executable, "-c", code], text=True).split() == ["False", "False"]
 
 
-def test_the_readme_example_runs() -> None:
+@pytest.mark.parametrize("page", ["README.md", "docs/python.md"])
+def test_the_docs_python_examples_run(page: str) -> None:
     from pathlib import Path
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    section = readme.split("\n## In Python", 1)[1].split("\n## ", 1)[0]
-    (block,) = re.findall(r"```python\n(.*?)```", section, re.S)
-    exec(compile(block, "README.md", "exec"), {})
+    text = (Path(__file__).resolve().parent.parent / page).read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.S)
+    assert blocks
+    for block in blocks:
+        exec(compile(block, page, "exec"), {})
 
 
 # --- the plain ReduceMax lane against the full way it shortcuts ----------------------------------

@@ -155,13 +155,13 @@ def _stopped_status(command: list[str], cwd: Path | None = None) -> int:
             server.wait()
 
 
-def test_sigterm_stops_one_worker_with_status_0_and_make_serve_as_the_readme_says() -> None:
+def test_sigterm_stops_one_worker_with_status_0_and_make_serve_as_the_docs_say() -> None:
     """uvicorn raised the signal again after its graceful shutdown, so `opspec serve` died of it (143)
-    where the README said 0; `make serve` reports the signal it was sent whatever its recipe does."""
+    where the docs said 0; `make serve` reports the signal it was sent whatever its recipe does."""
     root = Path(__file__).resolve().parents[1]
     assert _stopped_status([str(OPSPEC), "serve"]) == 0
     assert _stopped_status(["make", "-s", "-o", ".venv/.installed", "serve"], cwd=root) == -signal.SIGTERM
-    readme = " ".join((root / "README.md").read_text().split())
+    readme = " ".join((root / "docs" / "getting-started.md").read_text().split())
     assert "it finishes the requests in flight and `opspec serve` exits 0" in readme
     assert "`make serve` itself then exits 130 or 143" in readme
 

@@ -16,8 +16,12 @@ from app.api.routes import check
 from app.core.config import Settings
 from app.main import create_app
 
-README = Path(__file__).resolve().parents[2] / "README.md"
-_README_BODIES = re.findall(r"curl -s localhost:8000/v1/evaluate .*-d '(.*)'", README.read_text())
+ROOT = Path(__file__).resolve().parents[2]
+_DOCS_BODIES = [
+    body
+    for page in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+    for body in re.findall(r"curl -s localhost:8000/v1/evaluate .*-d '(.*)'", page.read_text())
+]
 
 
 def _b64(array: np.ndarray) -> dict:
@@ -37,7 +41,7 @@ BROADCAST = _max(
     np.arange(64, dtype=np.float32).reshape(64, 1), -np.arange(64, dtype=np.float32).reshape(1, 64)
 )
 NO_DATA = {"kind": "Max", "inputs": [{"dtype": "f32", "shape": [2]}]}
-BODIES = [pytest.param(json.loads(body), id=f"README {i}") for i, body in enumerate(_README_BODIES)] + [
+BODIES = [pytest.param(json.loads(body), id=f"docs {i}") for i, body in enumerate(_DOCS_BODIES)] + [
     pytest.param(BENCH, id="bench_small"),
     pytest.param(BROADCAST, id="broadcast"),
     pytest.param(NO_DATA, id="no data"),

@@ -59,5 +59,7 @@ def test_the_problem_pages_of_ruled_errors_link_to_the_rule_pages(client) -> Non
     for slug in ("malformed", "invalid"):
         page = client.get(f"/problems/{slug}").text
         assert 'href="https://opspec.github.io/opspec/reference/rules.html"' in page
-        assert 'href="https://opspec.github.io/opspec/reference/ops/ReduceMax.html#ReduceMax.axes.range"' in page
+        assert (
+            'href="https://opspec.github.io/opspec/reference/ops/ReduceMax.html#ReduceMax.axes.range"' in page
+        )
     assert "reference/rules.html" not in client.get("/problems/too-large").text  # no rule there

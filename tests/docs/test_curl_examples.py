@@ -1,4 +1,5 @@
-"""The README's curl examples are real: each command is replayed against the app and its answer compared.
+"""The docs' curl examples are real: each command in README.md and docs/*.md is replayed against the app
+and its answer compared.
 
 A command ending in `# abridged` shows part of the answer: every key it shows must be in the real
 answer with the same value, and every list it shows must be found, in order, in the real list."""
@@ -14,13 +15,14 @@ from urllib.parse import urlsplit
 
 import pytest
 
-README = Path(__file__).resolve().parent.parent / "README.md"
+ROOT = Path(__file__).resolve().parents[2]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 BLOCK = re.compile(r"```console\n(.*?)```", re.S)
 
 
 def _examples() -> list:
     examples = []
-    for block in BLOCK.findall(README.read_text()):
+    for block in (block for page in PAGES for block in BLOCK.findall(page.read_text())):
         command, answer = None, []
         for line in [*block.splitlines(), "$ end"]:
             if line.startswith("$ "):
@@ -65,15 +67,16 @@ def shown_in(shown: Any, real: Any) -> bool:
     return shown == real and type(shown) is type(real)
 
 
-def test_the_readme_has_an_example_for_every_endpoint(client) -> None:
+def test_the_docs_have_an_example_for_every_endpoint(client) -> None:
     paths = {_request(command)[1].split("?")[0] for command, _ in (p.values for p in _examples())}
     routes = {"/healthz", "/v1/ops", "/v1/validate", "/v1/validate/batch", "/v1/evaluate", "/v1/verify"}
-    assert routes <= paths
+    assert routes | {"/v1/rules", "/v1/graphs/validate"} <= paths
     assert any(path.startswith("/v1/ops/") for path in paths)
+    assert any(path.startswith("/v1/rules/") for path in paths)
 
 
 @pytest.mark.parametrize(("command", "answer"), _examples())
-def test_readme_example(client, command: str, answer: str) -> None:
+def test_docs_example(client, command: str, answer: str) -> None:
     method, path, body, abridged, headers = _request(command)
     response = client.request(method, path, content=body, headers=headers)
     real = response.json()
