@@ -159,6 +159,7 @@ def _engine(graph: Graph, data: bytes, weights: bytes) -> None:
             continue
         outputs = [_ov_value(output) for output in op.outputs()]
         node.engine_outputs = outputs
+        node.engine_checked = True  # read_model ran the op's validate_and_infer_types
         findings = []
         for index, (declared, theirs) in enumerate(zip(node.declared_outputs, outputs, strict=False)):
             if declared is None or declared.shape is None or theirs.shape is None:
