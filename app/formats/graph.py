@@ -350,6 +350,18 @@ def with_declared_outputs(node: Node, descriptor: dict[str, Any], count: int | N
     declared = node.declared_outputs if count is None else node.declared_outputs[:count]
     if declared and all(v is not None and v.dtype in DTYPES for v in declared):
         descriptor["outputs"] = [wire_tensor(v) for v in declared if v is not None]
+    elif node.engine_outputs and len(node.engine_outputs) >= len(declared):
+        # Where the file leaves an output's type open, the engine's inferred dtype (ONNX's T) picks among
+        # the dtypes the op's table allows, as a declared one would; its shape stays opspec's to infer.
+        tensors = []
+        for mine, theirs in zip(declared, node.engine_outputs, strict=False):
+            if mine is not None and mine.dtype in DTYPES:
+                tensors.append(wire_tensor(mine))
+            elif theirs is not None and theirs.dtype in DTYPES:
+                tensors.append({"dtype": theirs.dtype, "shape": None})
+            else:
+                return descriptor
+        descriptor["outputs"] = tensors
     return descriptor
 
 
@@ -619,7 +631,7 @@ def _engine(
                             "warning",
                         )
                     )
-    elif node.engine_checked or found:
+    elif node.engine_checked or any(d.severity == "error" for d in found):
         if complete:
             flow = [v for v in theirs[:count]]  # type: ignore[index,misc]
             typed_by = engine

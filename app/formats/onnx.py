@@ -589,7 +589,6 @@ def _reduce(kind: str, opset: int, attrs: dict[str, onnx.AttributeProto]):
     keepdims = _ints(attrs.get("keepdims"), 1)
     noop = _ints(attrs.get("noop_with_empty_axes"), 0)
     since = ONNX_REDUCTIONS[kind]  # the opset from which the axes are an input
-    dtypes = REGISTRY[kind].inputs[0].dtypes
 
     def translate(node: Node, inputs: list[Value | None]) -> Translation:
         src = inputs[0] if inputs else None
@@ -600,12 +599,9 @@ def _reduce(kind: str, opset: int, attrs: dict[str, onnx.AttributeProto]):
 
         head = f"ONNX {kind} (opset {opset}, keepdims={keepdims}"
         head += f", noop_with_empty_axes={noop})" if opset >= since else ")"
-        if src is not None and src.dtype in DTYPES and src.dtype not in dtypes:
-            return Translation(
-                None,
-                why=f"{head} on {src.dtype}: opspec's {kind} is oneDNN Graph's, defined for "
-                f"{', '.join(sorted(dtypes))} only, so no descriptor computes the same thing",
-            )
+        why = translations.dtypes_differ(REGISTRY[kind], inputs[:1])
+        if why:
+            return Translation(None, why=f"{head} on {why}")
         axes: list[int] | None = None
         axes_input: Value | None = None
         if "axes" in attrs:  # before the axes became an input; accepted after too, as onnx.reference does

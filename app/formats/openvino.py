@@ -41,6 +41,7 @@ from app.formats.graph import (
     wire_tensor,
     with_declared_outputs,
 )
+from app.ops import BY_NAME
 
 FORMAT = "openvino"
 STRUCTURAL = frozenset({"Parameter", "Result", "Const"})
@@ -296,6 +297,10 @@ class _Reader:
         declared_inputs = [self.port(p, f"{path}.input") for p in in_ports]
         declared_outputs = [self.port(p, f"{path}.output") for p in out_ports]
         version = layer.attrs.get("version", "")
+        if kind in ("Parameter", "Const") and "shape" in attrs and declared_outputs:
+            known = declared_outputs[0]
+            if known is not None and known.shape is None:  # the port has no <dim>: the attribute says
+                known.shape = self.shape_attr(attrs["shape"], f"{path}.data.shape")
         node = Node(
             id=lid,
             name=layer.attrs.get("name", ""),
@@ -334,9 +339,18 @@ class _Reader:
         for axis, dim in enumerate(port.all("dim")):
             self.mark(f"{path}.dim[{axis}]", dim)
             dims.append(self.dim(dim.text.strip(), f"{path}.dim[{axis}]"))
-        if not rank_fits(len(dims), path, self.settings, self.problems):
+        if not dims or not rank_fits(len(dims), path, self.settings, self.problems):
+            # A port with no <dim> is how OpenVINO writes both a scalar and a tensor of unknown rank; only
+            # a Parameter's or Const's `shape` attribute tells them apart (layer() reads it)
             return Value(file_dtype(port.attrs.get("precision")), None)
         return Value(file_dtype(port.attrs.get("precision")), tuple(dims))
+
+    def shape_attr(self, text: str, path: str) -> tuple[int | None, ...] | None:
+        """A Parameter's or Const's `shape` attribute: "" a scalar, "..." unknown rank, else its dims."""
+        if text.strip() == "...":
+            return None
+        dims = [part.strip() for part in text.split(",")] if text.strip() else []
+        return tuple(self.dim(dim, f"{path}[{axis}]") for axis, dim in enumerate(dims))
 
     def dim(self, text: str, path: str) -> int | None:
         if text in ("-1", "?") or ".." in text:
@@ -376,7 +390,8 @@ class _Reader:
             )
             return value
         itemsize = DTYPES[dtype].itemsize
-        if size != count * itemsize or offset < 0 or offset + size > len(self.weights):
+        # (OpenVINO's serializer writes a byte for a Const of no elements, and reads none)
+        if (count and size != count * itemsize) or offset < 0 or offset + size > len(self.weights):
             self.problems.append(
                 diagnostic("graph.constant", f"{path}.data",
                            f"the Const's {size} bytes at offset {offset} do not hold {count} {dtype} values inside "
@@ -438,6 +453,9 @@ def _translate(
                 paths[f"{side}[{k}].shape"] = f"{port}.dim"
                 paths[f"{side}[{k}].dtype"] = f"{port}.precision"
         values = [v or Value(None, None) for v in inputs]
+        why = translations.dtypes_differ(BY_NAME[kind], values[:1])
+        if why:  # OpenVINO's ReduceMax-1 takes any numeric type, oneDNN's (opspec's) floats only
+            return Translation(None, why=f"OpenVINO {node.kind} ({version}) on {why}")
         notes: list[str] = []
         descriptor_attrs: dict[str, Any] = dict(attrs)
         tensors = [wire_tensor(v) for v in values]

@@ -199,8 +199,6 @@ def _perm(native: Native, inputs: Sequence[Value | None]) -> list[int]:
 def _softmax_axis(native: Native, inputs: Sequence[Value | None], opset: int) -> str:
     """Before opset 13, ONNX Softmax flattens the input to 2-D at `axis` (default 1) and normalises the
     whole trailing block: the same as oneDNN's per-axis SoftMax only when that block is the last axis."""
-    if opset >= 13:
-        return ""
     axis = int(native.get("axis", 1))
     value = inputs[0] if inputs else None
     rank = None if value is None or value.shape is None else len(value.shape)
@@ -269,8 +267,8 @@ def _pool_exact(average: bool) -> Callable[[Native, Sequence[Value | None], int]
             ceiled = -(-span // strides[axis]) + 1
             if (ceiled - 1) * strides[axis] >= size + pads[axis]:
                 return (
-                    f"with ceil_mode, the last window on spatial axis {axis} would start in the end padding: "
-                    "ONNX drops it, oneDNN's ceil rounding keeps it"
+                    f"with ceil_mode, the last window on spatial axis {axis} would start past the input's end "
+                    "(in the end padding or beyond): ONNX drops it, oneDNN's ceil rounding keeps it"
                 )
         return ""
 
@@ -278,8 +276,9 @@ def _pool_exact(average: bool) -> Callable[[Native, Sequence[Value | None], int]
 
 
 def _one_way_cond(native: Native, inputs: Sequence[Value | None], opset: int) -> str:
-    """ONNX Where broadcasts cond, X and Y together; oneDNN's Select broadcasts X with Y and cond one way
-    onto that: the same only where cond's shape fits in X and Y's broadcast shape."""
+    """ONNX Where (and OpenVINO's Select) broadcast cond, X and Y together; oneDNN's Select broadcasts X
+    with Y and cond one way onto that: the same only where cond's shape fits in X and Y's broadcast
+    shape."""
     shapes = [None if k >= len(inputs) or inputs[k] is None else inputs[k].shape for k in range(3)]
     cond, x, y = shapes
     if cond is None or x is None or y is None:
@@ -367,30 +366,41 @@ _IR_BINARY = {
 _REDUCTIONS = ("ReduceMax", "ReduceMin", "ReduceSum", "ReduceMean", "ReduceProd", "ReduceL1", "ReduceL2")
 
 
+# Where oneDNN's op and ONNX's agree on validity and shapes but not on every value (seen by running both
+# on NaN, infinities and signed zeros: tests/formats/test_translation_claims.py holds each to it).
+_NAN_GIVES = "a NaN gives {} in oneDNN, NaN in ONNX"
+_ONNX_DIFFERS = {
+    "Relu": _NAN_GIVES.format(0),
+    "Reciprocal": "-0 gives +inf in oneDNN, -inf in ONNX",
+    "HardSigmoid": _NAN_GIVES.format(1),
+    "Clip": _NAN_GIVES.format("min"),
+    "Min": "a NaN in one input gives the other input in oneDNN, NaN in ONNX",
+}
+
 ROWS: tuple[Row, ...] = (
     # ONNX: elementwise
-    *(Row(O, native, target) for native, target in _ONNX_UNARY.items()),
+    *(Row(O, native, target, differs=_ONNX_DIFFERS.get(native, "")) for native, target in _ONNX_UNARY.items()),
     Row(O, "Elu", "Elu", attrs={"alpha": Attr("alpha", 1.0, _float)}),
     Row(O, "LeakyRelu", "LeakyReLU", attrs={"alpha": Attr("alpha", 0.01, _float)}),
     Row(O, "HardSigmoid", "HardSigmoid",
-        attrs={"alpha": Attr("alpha", 0.2, _float), "beta": Attr("beta", 0.5, _float)}),
+        attrs={"alpha": Attr("alpha", 0.2, _float), "beta": Attr("beta", 0.5, _float)},
+        differs=_ONNX_DIFFERS["HardSigmoid"]),
     Row(O, "Softplus", "SoftPlus"),
     Row(O, "Gelu", "GELU", since=20, exact=_gelu_erf, when="approximate='none'"),
     Row(O, "Clip", "Clamp", since=11, attrs={"min": Const(1, _scalar), "max": Const(2, _scalar)},
-        exact=_clip_bounds, when="min and max both given, as constants"),
+        exact=_clip_bounds, when="min and max both given, as constants", differs=_ONNX_DIFFERS["Clip"]),
     Row(O, "Clip", "Clamp", attrs={"min": Attr("min", convert=_float, required=True),
                                    "max": Attr("max", convert=_float, required=True)},
-        exact=_clip_bounds, when="opset < 11: min and max attributes both given"),
-    *(Row(O, native, target, (0, 1), attrs={"auto_broadcast": NUMPY}) for native, target in _ONNX_BINARY.items()
-      if native != "Where"),
+        exact=_clip_bounds, when="opset < 11: min and max attributes both given", differs=_ONNX_DIFFERS["Clip"]),
+    *(Row(O, native, target, (0, 1), attrs={"auto_broadcast": NUMPY}, differs=_ONNX_DIFFERS.get(native, ""))
+      for native, target in _ONNX_BINARY.items() if native != "Where"),
     Row(O, "Where", "Select", (0, 1, 2), attrs={"auto_broadcast": NUMPY}, exact=_one_way_cond,
         when="cond's shape fits X and Y's broadcast shape (oneDNN broadcasts cond one way)"),
     Row(O, "MatMul", "MatMul", (0, 1), attrs={"transpose_a": Fixed(False), "transpose_b": Fixed(False)}),
-    Row(O, "Softmax", "SoftMax", attrs={"axis": Attr("axis", -1, int)}, since=13, exact=_softmax_axis,
-        when="opset >= 13 (axis -1 default)"),
+    Row(O, "Softmax", "SoftMax", attrs={"axis": Attr("axis", -1, int)}, since=13, when="opset >= 13 (axis -1 default)"),
     Row(O, "Softmax", "SoftMax", attrs={"axis": Attr("axis", 1, int)}, exact=_softmax_axis,
         when="opset < 13: axis is the last axis"),
-    Row(O, "LogSoftmax", "LogSoftmax", attrs={"axis": Attr("axis", -1, int)}, since=13, exact=_softmax_axis),
+    Row(O, "LogSoftmax", "LogSoftmax", attrs={"axis": Attr("axis", -1, int)}, since=13),
     Row(O, "LogSoftmax", "LogSoftmax", attrs={"axis": Attr("axis", 1, int)}, exact=_softmax_axis),
     Row(O, "Concat", "Concat", tuple(range(64)), attrs={"axis": Attr("axis", convert=int, required=True)},
         when="every input"),
@@ -438,7 +448,8 @@ ROWS: tuple[Row, ...] = (
     # OpenVINO's Maximum with numpy broadcasting is opspec's Max of two inputs, while oneDNN's Maximum is not in
     Row(V, "Maximum", "Max", (0, 1), exact=_numpy_broadcast, when="auto_broadcast=numpy; until Maximum is in"),
     Row(V, "Select", "Select", (0, 1, 2), attrs={"auto_broadcast": Attr("auto_broadcast", "numpy", _text)},
-        exact=_numpy_broadcast),
+        exact=lambda n, i, o: _numpy_broadcast(n, i, o) or _one_way_cond(n, i, o),
+        when="auto_broadcast=numpy and cond's shape fits then and else's broadcast shape"),
     Row(V, "MatMul", "MatMul", (0, 1), attrs={"transpose_a": Attr("transpose_a", False, _bool),
                                               "transpose_b": Attr("transpose_b", False, _bool)}),
     Row(V, "Softmax", "SoftMax", attrs={"axis": Attr("axis", 1, int)}),
@@ -572,7 +583,7 @@ def translator(
                     why=f"{head} with {len(inputs)} inputs is not oneDNN's {row.target} of {len(row.inputs)}",
                 )
             used += [k for k in row.optional if k < len(inputs) and node.inputs[k] is not None]
-        why = _dtypes_differ(spec, [inputs[k] for k in used])
+        why = dtypes_differ(spec, [inputs[k] for k in used])
         if why:
             return Translation(None, why=f"{head} on {why}")
         try:
@@ -611,7 +622,7 @@ def translator(
     return translate
 
 
-def _dtypes_differ(spec: Any, values: Sequence[Value | None]) -> str:
+def dtypes_differ(spec: Any, values: Sequence[Value | None]) -> str:
     """'' when the inputs' dtypes are a row of the op's dtype table (its page's "Supported data types"; each
     port's dtypes where it has no table); else what they are and what the op takes, for the note."""
     dtypes = [None if v is None else v.dtype for v in values]
@@ -649,8 +660,8 @@ def _source_text(source: Source) -> str:
 def markdown() -> str:
     """docs/translations.md's table, from the rows (a test keeps the file equal to it)."""
     lines = [
-        "| format | native op | oneDNN op | since | inputs | attributes | exact when |",
-        "| --- | --- | --- | --- | --- | --- | --- |",
+        "| format | native op | oneDNN op | since | inputs | attributes | exact when | values differ |",
+        "| --- | --- | --- | --- | --- | --- | --- | --- |",
     ]
     for row in ROWS:
         since = f"opset {row.since}" if row.since else ", ".join(sorted(row.versions)) or "any"
@@ -658,11 +669,20 @@ def markdown() -> str:
         if row.optional:
             inputs += " (+ " + ", ".join(map(str, row.optional)) + " if given)"
         attrs = "; ".join(f"{name} <- {_source_text(source)}" for name, source in row.attrs.items()) or "-"
+        when = row.when or "always"
+        if row.outputs != 1 or row.typed_outputs:
+            when += f" ({row.outputs} output{'s' * (row.outputs > 1)} checked"
+            when += (
+                f"; {', '.join(map(str, row.typed_outputs))} typed by the engine)"
+                if row.typed_outputs
+                else ")"
+            )
         lines.append(
-            f"| {row.format} | {row.native} | {row.target} | {since} | {inputs} | {attrs} | {row.when or 'always'} |"
+            f"| {row.format} | {row.native} | {row.target} | {since} | {inputs} | {attrs} | {when} | "
+            f"{row.differs or '-'} |"
         )
     for (fmt, native), why in NOT_THE_SAME.items():
-        lines.append(f"| {fmt} | {native} | (none) | | | | {why} |")
+        lines.append(f"| {fmt} | {native} | (none) | | | | {why} | |")
     return "\n".join(lines) + "\n"
 
 
@@ -676,6 +696,15 @@ light up as the oneDNN op set grows (`translations.fits(row)` says which do in a
 not apply (or whose attributes make it inexact: the "exact when" column) is not checked by opspec; the
 format's engine types it (ONNX shape inference; OpenVINO, when installed) and a `graph.untranslatable`
 note says why.
+
+Every row is a claim of exact equivalence, taken only when all its preconditions hold for the node at
+hand: its opset or layer version, the attributes it has, which optional inputs and outputs are present,
+the dtype of every input (a combination in the oneDNN op's table of supported data types: no oneDNN op
+takes f64, and most no integers), constant values where an attribute comes from an input, and the
+direction of broadcasting. `specs/translations/onnx.json` holds, for every ONNX row, nodes where it is
+taken (their shapes are ONNX's inference, their values onnx.reference's) and nodes where it is refused
+(with the reason the note gives). The "values differ" column says where the two specs agree on validity
+and shapes but not on every value (NaN handling): the tests hold those statements true too.
 
 ONNX's reductions (ReduceMax, ReduceMin, ReduceSum, ReduceMean, ReduceProd, ReduceL1, ReduceL2) are
 translated by `app/formats/onnx.py` itself: ONNX reduces every axis when `axes` is absent or empty

@@ -132,7 +132,7 @@ def test_no_exact_translation_is_said() -> None:
     assert [(d.severity, d.rule) for d in node.diagnostics] == [("info", "graph.untranslatable")]
     assert "the input's rank is unknown" in node.diagnostics[0].message
     result = check(reduce_model(18, elem=TensorProto.INT32, axes_input=[0]))
-    assert "defined for bf16, f16, f32 only" in result.nodes[0].diagnostics[0].message
+    assert "defined for src bf16, f16, f32 only" in result.nodes[0].diagnostics[0].message
 
 
 def test_reduce_max_axis_out_of_range_points_at_the_attribute_or_input() -> None:
