@@ -64,6 +64,10 @@ class GraphValue(BaseModel):
         description="-1 an unknown dim, a string a symbol; null unknown rank."
     )
     typed_by: Typer | None = Field(description="Who gave its type; null: nobody, it is unknown.")
+    diagnostics: list[Diagnostic] = Field(
+        default_factory=list,
+        description="Where its declarations disagree (graph.edge.*): also among the graph's diagnostics.",
+    )
 
 
 class Coverage(BaseModel):

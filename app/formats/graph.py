@@ -27,7 +27,7 @@ import numpy as np
 
 from app.core import engine
 from app.core.config import Settings
-from app.core.diagnostics import Diagnostic, Rule, Severity
+from app.core.diagnostics import Diagnostic, Related, Rule, Severity
 from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.payload import LimitExceeded, encode
 from app.core.shapes import Shape, wire_shape
@@ -43,6 +43,12 @@ RULES: dict[str, Rule] = {
     for rule in (
         Rule("graph.cycle", "The graph is a DAG: no node depends on its own output.", READER),
         Rule("graph.edge", "Every value a node reads is produced once: by one node or as a graph input.", READER),
+        Rule("graph.edge.dtype", "Every declaration of a value gives it the same dtype: the producer's and each "
+             "consumer's.", READER),
+        Rule("graph.edge.shape", "Every declaration of a value gives it the same rank and dims (in oneDNN Graph "
+             "JSON an unknown dim only where the others leave it unknown too).", READER),
+        Rule("graph.edge.layout", "Every declaration of a value gives it the same layout_type and strides.", READER),
+        Rule("graph.edge.property", "Every declaration of a value gives it the same property_type.", READER),
         Rule("graph.dim", "Every dim the file writes is a size >= 0 or one of the format's unknown-dim marks.",
              READER),
         Rule("graph.constant", "A constant's bytes lie inside the weights and hold its type and shape.", READER),
@@ -85,6 +91,12 @@ class Value:
     shape: Shape | None
     data: np.ndarray | None = None
     note: str = ""  # how the file wrote an unknown dim, when that is worth saying (an interval)
+    # How a declaration lays the value out and what it says of it (oneDNN's layout_type, stride and
+    # property_type); None where the format has no such thing. Compared between declarations, not checked
+    # by the ops.
+    layout: str | None = None
+    strides: tuple[int, ...] | None = None
+    property: str | None = None
     wired: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # wire_tensor's answer
     _key: Any = field(default=None, repr=False, compare=False)
 
@@ -139,8 +151,10 @@ class Node:
     signature: Any = None
     constant: Value | None = None  # a node whose one output is a constant value (Const, Constant)
     structural: bool = False  # a graph input, output or constant: no computation, never "not checked"
-    # native path of each input, for edge errors: a list, or a pattern such as "{path}.input[{index}]"
+    # native path of each input and output, for edge errors: a list, or a pattern such as
+    # "{path}.input[{index}]"
     input_paths: list[str] | str = ""
+    output_paths: list[str] | str = ""
     line: int | None = None
     column: int | None = None
     # What another engine's own inference (ONNX, OpenVINO) gives for the outputs, and what it found at
@@ -164,6 +178,10 @@ class Graph:
     diagnostics: list[Diagnostic] = field(default_factory=list)  # found while reading (bad dims...)
     positions: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # native path -> (line, column)
     engine: str = ""  # the engine whose inference typed the nodes (engine_outputs): onnx, openvino
+    # How a value's declarations must agree: "exact" (oneDNN's finalize: every field the same, an unknown
+    # dim only with an unknown dim), "known" (an unknown dim or rank agrees with anything: OpenVINO's IR,
+    # where a port with no <dim> may be a scalar or of unknown rank).
+    declarations: str = "known"
 
 
 @dataclass(slots=True)
@@ -228,6 +246,7 @@ class GraphResult:
     graph: Graph | None = field(default=None, repr=False)  # what was walked, for values()
     flowing: dict[str, Value] = field(default_factory=dict, repr=False)  # value name -> what flowed
     typed: dict[str, str | None] = field(default_factory=dict, repr=False)  # value name -> who typed it
+    edges: dict[str, list[Diagnostic]] = field(default_factory=dict, repr=False)  # value name -> its findings
 
     @property
     def valid(self) -> bool:
@@ -271,6 +290,7 @@ class GraphResult:
                     "dtype": (value.dtype if value is not None else None) or "?",
                     "shape": wire_shape(value.shape) if value is not None else None,
                     "typed_by": self.typed.get(name, "declared" if name not in producer else None),
+                    "diagnostics": self.edges.get(name, []),
                 }
             )
         return out
@@ -475,6 +495,7 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
             f"the graph has {len(graph.nodes):,} nodes, above the limit of {limit:,} (max_graph_nodes)",
         )
     ordered, problems = _order(graph)
+    edges = _edges(graph)
     bar = _progress(len(graph.nodes))
     values: dict[str, Value] = dict(graph.graph_inputs)
     typed: dict[str, str | None] = {}
@@ -571,8 +592,8 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
     kinds = dict(sorted(not_checked.items()))
     coverage = Coverage(ops, checked, dict(sorted(by_engine.items())), kinds)
     return GraphResult(
-        graph.format, nodes, kinds, [*graph.diagnostics, *problems, *missing], graph.positions,
-        coverage, graph, values, typed,
+        graph.format, nodes, kinds, [*graph.diagnostics, *problems, *chain.from_iterable(edges.values()), *missing],
+        graph.positions, coverage, graph, values, typed, edges,
     )  # fmt: skip
 
 
@@ -1008,7 +1029,90 @@ def _unproduced(graph: Graph, values: Mapping[str, Value]) -> list[Diagnostic]:
 
 
 def _input_path(node: Node, index: int) -> str:
-    paths = node.input_paths
+    return _port_path(node, node.input_paths, index)
+
+
+def _output_path(node: Node, index: int) -> str:
+    return _port_path(node, node.output_paths, index)
+
+
+def _port_path(node: Node, paths: list[str] | str, index: int) -> str:
     if isinstance(paths, str):
         return paths.format(path=node.path, index=index) if paths else node.path
     return paths[index] if index < len(paths) else node.path
+
+
+# --- declarations ----------------------------------------------------------------------------------
+
+
+def _edges(graph: Graph) -> dict[str, list[Diagnostic]]:
+    """Every value's declarations against each other, once: each consumer's against the producer's (a
+    graph input's against the first consumer's). A disagreement is one finding at the consumer's
+    declaration, naming the value and both declarations, with the other place as its related location;
+    the node that reads the value is then checked against what flows, so nothing is blamed twice."""
+    first: dict[str, tuple[Value, str, Node]] = {}  # value name -> its reference declaration
+    for node in graph.nodes:
+        for index, name in enumerate(node.outputs):
+            mine = node.declared_outputs[index] if index < len(node.declared_outputs) else None
+            if mine is not None and name not in first:
+                first[name] = (mine, _output_path(node, index), node)
+    found: dict[str, list[Diagnostic]] = {}
+    exact = graph.declarations == "exact"
+    for node in graph.nodes:
+        declared = node.declared_inputs
+        if not declared:
+            continue  # (ONNX: a node declares nothing of what it reads)
+        for index, name in enumerate(node.inputs):
+            mine = declared[index] if index < len(declared) else None
+            if name is None or mine is None:
+                continue
+            reference = first.get(name)
+            if reference is None:
+                first[name] = (mine, _input_path(node, index), node)
+                continue
+            theirs, where, owner = reference
+            if mine is theirs:  # the reader shares equal declarations: nothing to compare
+                continue
+            rule, what = _declarations_differ(theirs, mine, exact)
+            if rule:
+                here = _input_path(node, index)
+                side = "produces" if name in owner.outputs else "reads"
+                message = (
+                    f"value {shown(name)} is declared {what(mine)} by {_who(node)} (input {index}), but "
+                    f"{what(theirs)} by {_who(owner)}, which {side} it; every declaration of a value must agree"
+                )
+                related = [Related(path=where, message=f"{_who(owner)} declares {what(theirs)}")]
+                finding = diagnostic(f"graph.edge.{rule}", here, message)
+                finding.related = related
+                found.setdefault(name, []).append(finding)
+    return found
+
+
+def _declarations_differ(a: Value, b: Value, exact: bool) -> tuple[str, Callable[[Value], str]]:
+    """The first way two declarations of a value differ (dtype, shape, layout, property) and how to
+    say each, or ('', ...)."""
+    if a.dtype != b.dtype and a.dtype is not None and b.dtype is not None:
+        return "dtype", lambda v: str(v.dtype)
+    if _shapes_differ(a.shape, b.shape, exact):
+        return "shape", lambda v: f"{v.dtype} {_shown(v.shape) if v.shape is not None else '(rank unknown)'}"
+    if exact and (a.layout != b.layout or a.strides != b.strides):
+        return "layout", _layout_text
+    if exact and a.property != b.property:
+        return "property", lambda v: f"property_type {v.property}"
+    return "", str
+
+
+def _shapes_differ(a: Shape | None, b: Shape | None, exact: bool) -> bool:
+    if a is None or b is None:
+        return exact and a != b
+    if len(a) != len(b):
+        return True
+    if exact:
+        return a != b
+    return any(x is not None and y is not None and x != y for x, y in zip(a, b, strict=True))
+
+
+def _layout_text(value: Value) -> str:
+    if value.layout == "strided" or (value.layout is None and value.strides is not None):
+        return f"strided with strides {list(value.strides or ())}"
+    return f"layout_type {value.layout}"

@@ -463,6 +463,7 @@ class _Reader:
             [],  # declared_inputs: in ONNX, only what flows
             list(map(declared.get, outputs)),  # declared_outputs
             input_paths="{path}.input[{index}]",
+            output_paths="{path}.output[{index}]",
         )
         schema = self.schema(_text(domain), op_type)
         found = self.errors.pop(node_id, None) if self.errors else None

@@ -312,6 +312,7 @@ class _Reader:
             declared_outputs=declared_outputs,
             structural=kind in STRUCTURAL,
             input_paths=[f"{path}.input.port[{p.attrs.get('id')}]" for p in in_ports],
+            output_paths=[f"{path}.output.port[{p.attrs.get('id')}]" for p in out_ports],
         )
         if kind == "Const":
             node.constant = self.constant(layer, attrs, declared_outputs, path)
