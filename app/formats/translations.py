@@ -355,8 +355,8 @@ _ONNX_BINARY = {
     "Where": "Select",
 }  # fmt: skip
 _IR_UNARY = {
-    # IR files write ReLU; OpenVINO's op is Relu
-    "ReLU": "ReLU", "Relu": "ReLU", "Abs": "Abs", "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Exp": "Exp", "Log": "Log",
+    # (an IR writes OpenVINO's Relu as type ReLU)
+    "ReLU": "ReLU", "Abs": "Abs", "Sigmoid": "Sigmoid", "Tanh": "Tanh", "Exp": "Exp", "Log": "Log",
     "Sqrt": "Sqrt", "HSwish": "HardSwish", "Mish": "Mish", "SoftPlus": "SoftPlus",
 }  # fmt: skip
 _IR_BINARY = {
@@ -452,7 +452,8 @@ ROWS: tuple[Row, ...] = (
         when="auto_broadcast=numpy and cond's shape fits then and else's broadcast shape"),
     Row(V, "MatMul", "MatMul", (0, 1), attrs={"transpose_a": Attr("transpose_a", False, _bool),
                                               "transpose_b": Attr("transpose_b", False, _bool)}),
-    Row(V, "Softmax", "SoftMax", attrs={"axis": Attr("axis", 1, int)}),
+    # (an IR writes Softmax-1 and Softmax-8, which takes negative axes too, as type SoftMax)
+    Row(V, "SoftMax", "SoftMax", attrs={"axis": Attr("axis", 1, int)}),
     Row(V, "LogSoftmax", "LogSoftmax", attrs={"axis": Attr("axis", 1, int)}),
     Row(V, "Concat", "Concat", tuple(range(64)), attrs={"axis": Attr("axis", convert=int, required=True)}),
     Row(V, "Transpose", "StaticTranspose", attrs={"order": Const(1, _ints)}, when="perm is a constant"),
