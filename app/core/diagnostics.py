@@ -35,6 +35,13 @@ class Rule:
     former: str | None = None
 
 
+class Related(BaseModel):
+    """Another place a finding concerns: the other declaration of a value whose declarations disagree."""
+
+    path: str = Field(description="Where, in the same terms as the diagnostic's path.")
+    message: str = Field(description="What is there, e.g. `the producer declares f32 [16, 13]`.")
+
+
 class Diagnostic(BaseModel):
     severity: Severity
     rule: str = Field(description="Stable rule id, listed by GET /v1/ops/{kind}.")
@@ -45,6 +52,11 @@ class Diagnostic(BaseModel):
         None,
         description="The status code the reference implementation returns for this fault, where it has one "
         "(e.g. MLI_STATUS_BAD_FUNC_CFG from an embARC MLI debug build).",
+    )
+    related: list[Related] | None = Field(
+        None,
+        exclude_if=lambda value: value is None,
+        description="Other places the finding concerns (a value declared otherwise elsewhere); absent when none.",
     )
 
 

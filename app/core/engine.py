@@ -141,13 +141,24 @@ def _check_declared(spec: OpSpec, ctx: Context, inferred: Sequence[OutputType]) 
                 f"{format_shape(got.shape)} is declared",
             )
             continue
-        for axis, (w, g) in enumerate(zip(want.shape, got.shape, strict=True)):
-            if dims_conflict(w, g):
-                ctx.error(
-                    f"{kind}.outputs.dim",
-                    f"{path}.shape[{axis}]",
-                    f"{port} has {w} in dim {axis} (shape {format_shape(want.shape)}), but {g} is declared",
-                )
+        axes = [
+            axis for axis, (w, g) in enumerate(zip(want.shape, got.shape, strict=True)) if dims_conflict(w, g)
+        ]
+        if len(axes) == 1:
+            axis = axes[0]
+            ctx.error(
+                f"{kind}.outputs.dim",
+                f"{path}.shape[{axis}]",
+                f"{port} has {want.shape[axis]} in dim {axis} (shape {format_shape(want.shape)}), but "
+                f"{got.shape[axis]} is declared",
+            )
+        elif axes:  # one wrong declaration is one finding, however many of its dims it gets wrong
+            ctx.error(
+                f"{kind}.outputs.dim",
+                f"{path}.shape",
+                f"{port} has shape {format_shape(want.shape)}, but {format_shape(got.shape)} is declared "
+                f"(dims {', '.join(map(str, axes[:-1]))} and {axes[-1]} differ)",
+            )
 
 
 def check(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Verdict, Context]:

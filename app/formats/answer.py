@@ -39,7 +39,9 @@ class GraphNode(BaseModel):
         None, description="Who gave its outputs' types: opspec, declared (the file), onnx, openvino."
     )
     structural: bool = Field(False, description="A graph input, output or constant: no op, not counted.")
-    valid: bool
+    valid: bool | None = Field(
+        description="No error found here; null for an op node nobody checked (never valid, never invalid)."
+    )
     inputs: list[TensorType] = Field(description="What flows in: dtype ('?' unknown) and shape (-1 unknown).")
     outputs: list[TensorType] = Field(description="Inferred outputs where checked, else the declared ones.")
     diagnostics: list[Diagnostic]
@@ -64,6 +66,10 @@ class GraphValue(BaseModel):
         description="-1 an unknown dim, a string a symbol; null unknown rank."
     )
     typed_by: Typer | None = Field(description="Who gave its type; null: nobody, it is unknown.")
+    diagnostics: list[Diagnostic] = Field(
+        default_factory=list,
+        description="Where its declarations disagree (graph.edge.*): also among the graph's diagnostics.",
+    )
 
 
 class Coverage(BaseModel):
@@ -108,7 +114,7 @@ def verdict(result: GraphResult) -> GraphVerdict:
                 checked_by=n.checked_by,
                 typed_by=n.typed_by,
                 structural=n.structural,
-                valid=n.valid,
+                valid=None if n.checked_by is None and not n.structural else n.valid,
                 inputs=n.inputs,
                 outputs=n.outputs,
                 diagnostics=n.diagnostics,

@@ -27,7 +27,7 @@ import numpy as np
 
 from app.core import engine
 from app.core.config import Settings
-from app.core.diagnostics import Diagnostic, Rule, Severity
+from app.core.diagnostics import Diagnostic, Related, Rule, Severity
 from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.payload import LimitExceeded, encode
 from app.core.shapes import Shape, wire_shape
@@ -43,6 +43,12 @@ RULES: dict[str, Rule] = {
     for rule in (
         Rule("graph.cycle", "The graph is a DAG: no node depends on its own output.", READER),
         Rule("graph.edge", "Every value a node reads is produced once: by one node or as a graph input.", READER),
+        Rule("graph.edge.dtype", "Every declaration of a value gives it the same dtype: the producer's and each "
+             "consumer's.", READER),
+        Rule("graph.edge.shape", "Every declaration of a value gives it the same rank and dims (in oneDNN Graph "
+             "JSON an unknown dim only where the others leave it unknown too).", READER),
+        Rule("graph.edge.layout", "Every declaration of a value gives it the same layout_type and strides.", READER),
+        Rule("graph.edge.property", "Every declaration of a value gives it the same property_type.", READER),
         Rule("graph.dim", "Every dim the file writes is a size >= 0 or one of the format's unknown-dim marks.",
              READER),
         Rule("graph.constant", "A constant's bytes lie inside the weights and hold its type and shape.", READER),
@@ -50,6 +56,8 @@ RULES: dict[str, Rule] = {
              "tensor types).", READER),
         Rule("graph.translated", "A native node was checked as the opspec descriptor that computes the same "
              "thing; the diagnostic says how it was translated.", READER, "info"),
+        Rule("graph.echo", "Where a value is declared otherwise than opspec infers it, the engine's findings at "
+             "the nodes that read it follow from that one fault and are said once, where it is.", READER, "info"),
         Rule("graph.untranslatable", "A native node of a known kind has no exact opspec descriptor here, so "
              "it is not checked; the diagnostic says why.", READER, "info"),
         Rule("graph.unknown_dim", "A dim the file writes as a range or an unknown size is taken as unknown.",
@@ -83,6 +91,12 @@ class Value:
     shape: Shape | None
     data: np.ndarray | None = None
     note: str = ""  # how the file wrote an unknown dim, when that is worth saying (an interval)
+    # How a declaration lays the value out and what it says of it (oneDNN's layout_type, stride and
+    # property_type); None where the format has no such thing. Compared between declarations, not checked
+    # by the ops.
+    layout: str | None = None
+    strides: tuple[int, ...] | None = None
+    property: str | None = None
     wired: dict[str, Any] | None = field(default=None, repr=False, compare=False)  # wire_tensor's answer
     _key: Any = field(default=None, repr=False, compare=False)
 
@@ -108,6 +122,9 @@ class Translation:
     paths: dict[str, str] | Callable[[], dict[str, str]] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # said as graph.translated infos
     why: str = ""  # said as graph.untranslatable when descriptor is None
+    # The native input each descriptor input is, by place (None: input k is native input k): what a face
+    # that feeds the node's data to the kernel (a test against a format's own reference) needs.
+    native_inputs: list[int] | None = None
 
     def path_map(self) -> dict[str, str]:
         if callable(self.paths):
@@ -134,14 +151,22 @@ class Node:
     signature: Any = None
     constant: Value | None = None  # a node whose one output is a constant value (Const, Constant)
     structural: bool = False  # a graph input, output or constant: no computation, never "not checked"
-    # native path of each input, for edge errors: a list, or a pattern such as "{path}.input[{index}]"
+    # native path of each input and output, for edge errors: a list, or a pattern such as
+    # "{path}.input[{index}]"
     input_paths: list[str] | str = ""
+    output_paths: list[str] | str = ""
     line: int | None = None
     column: int | None = None
     # What another engine's own inference (ONNX, OpenVINO) gives for the outputs, and what it found at
     # this node (an inference error): it types the node when opspec does not check it.
     engine_outputs: list[Value | None] | None = None
     engine_findings: list[Diagnostic] | None = None
+    # Its findings that a declared output differs from what it infers: the fault opspec's own
+    # `<Op>.outputs.*` rules name where opspec checks the node, so said only where they do not.
+    engine_echoes: list[Diagnostic] | None = None
+    # Whether the engine's inference ran on this node: it has the op's schema (a custom-domain op has
+    # none) and knew its inputs' types. Only then may the engine's outputs count it checked.
+    engine_checked: bool = False
 
 
 @dataclass(slots=True)
@@ -153,6 +178,10 @@ class Graph:
     diagnostics: list[Diagnostic] = field(default_factory=list)  # found while reading (bad dims...)
     positions: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # native path -> (line, column)
     engine: str = ""  # the engine whose inference typed the nodes (engine_outputs): onnx, openvino
+    # How a value's declarations must agree: "exact" (oneDNN's finalize: every field the same, an unknown
+    # dim only with an unknown dim), "known" (an unknown dim or rank agrees with anything: OpenVINO's IR,
+    # where a port with no <dim> may be a scalar or of unknown rank).
+    declarations: str = "known"
 
 
 @dataclass(slots=True)
@@ -176,6 +205,10 @@ class NodeResult:
     structural: bool = False  # a graph input, output or constant: not an op, not counted
     # The opspec descriptor the node was checked as (wire form), for a link to the calculator page.
     descriptor: dict[str, Any] | None = None
+    native_inputs: list[int] | None = None  # the native input each descriptor input is (Translation's)
+    # Who typed each output, where they differ (opspec the op's outputs, the engine the rest); None: all
+    # by typed_by.
+    outputs_typed_by: list[str | None] | None = None
 
 
 @dataclass(slots=True)
@@ -213,6 +246,7 @@ class GraphResult:
     graph: Graph | None = field(default=None, repr=False)  # what was walked, for values()
     flowing: dict[str, Value] = field(default_factory=dict, repr=False)  # value name -> what flowed
     typed: dict[str, str | None] = field(default_factory=dict, repr=False)  # value name -> who typed it
+    edges: dict[str, list[Diagnostic]] = field(default_factory=dict, repr=False)  # value name -> its findings
 
     @property
     def valid(self) -> bool:
@@ -256,6 +290,7 @@ class GraphResult:
                     "dtype": (value.dtype if value is not None else None) or "?",
                     "shape": wire_shape(value.shape) if value is not None else None,
                     "typed_by": self.typed.get(name, "declared" if name not in producer else None),
+                    "diagnostics": self.edges.get(name, []),
                 }
             )
         return out
@@ -329,11 +364,24 @@ def _wire(value: Value, dtype: str | None) -> dict[str, Any]:
     return tensor
 
 
-def with_declared_outputs(node: Node, descriptor: dict[str, Any]) -> dict[str, Any]:
-    """The descriptor with the node's declared outputs, when the file types every one of them."""
-    declared = node.declared_outputs
+def with_declared_outputs(node: Node, descriptor: dict[str, Any], count: int | None = None) -> dict[str, Any]:
+    """The descriptor with the node's declared outputs (the first `count`: those the op gives), when the
+    file types every one of them."""
+    declared = node.declared_outputs if count is None else node.declared_outputs[:count]
     if declared and all(v is not None and v.dtype in DTYPES for v in declared):
         descriptor["outputs"] = [wire_tensor(v) for v in declared if v is not None]
+    elif node.engine_outputs and len(node.engine_outputs) >= len(declared):
+        # Where the file leaves an output's type open, the engine's inferred dtype (ONNX's T) picks among
+        # the dtypes the op's table allows, as a declared one would; its shape stays opspec's to infer.
+        tensors = []
+        for mine, theirs in zip(declared, node.engine_outputs, strict=False):
+            if mine is not None and mine.dtype in DTYPES:
+                tensors.append(wire_tensor(mine))
+            elif theirs is not None and theirs.dtype in DTYPES:
+                tensors.append({"dtype": theirs.dtype, "shape": None})
+            else:
+                return descriptor
+        descriptor["outputs"] = tensors
     return descriptor
 
 
@@ -447,6 +495,7 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
             f"the graph has {len(graph.nodes):,} nodes, above the limit of {limit:,} (max_graph_nodes)",
         )
     ordered, problems = _order(graph)
+    edges = _edges(graph)
     bar = _progress(len(graph.nodes))
     values: dict[str, Value] = dict(graph.graph_inputs)
     typed: dict[str, str | None] = {}
@@ -456,9 +505,10 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
     checked = ops = 0
     foreign = IMPLEMENTATIONS - {graph.implementation}
     memo = Memo()
-    engine = graph.engine
-    clashes: dict[tuple[tuple[int, ...], tuple[int, ...]], bool] = {}
-    kept: list[tuple[list[Value], list[Value | None]]] = []  # the values compared, so their ids stay theirs
+    engine = memo.engine = graph.engine
+    clashes: dict[tuple[Any, ...], bool] = {}
+    kept: list[Any] = []  # the values compared, so their ids stay theirs
+    diverged: set[str] = set()  # values opspec infers otherwise than the engine took them to be
     for step, place in enumerate(ordered):
         if bar is not None and not step % PROGRESS_STEP:
             bar(step)
@@ -494,20 +544,25 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
         if not result.structural:
             ops += 1
             theirs = node.engine_outputs
-            if node.engine_findings:
-                result, flow = _engine(node, result, flow, engine)
+            # The engine's inference of a node that reads a value opspec infers otherwise than the file
+            # declares it (and so than the engine took it to be) repeats that upstream fault here.
+            echo = bool(diverged) and not diverged.isdisjoint(node.inputs)
+            if node.engine_findings or node.engine_echoes or echo:
+                result, flow = _engine(node, result, flow, engine, echo)
+            elif result.checked_by != "opspec":
+                if node.engine_checked:
+                    result, flow = _engine(node, result, flow, engine, echo)
             elif theirs is not None:
-                if result.checked_by == "opspec":
-                    # opspec's outputs against the engine's: both are shared objects, so compared once
-                    pair = (tuple(map(id, flow)), tuple(map(id, theirs)))
-                    clash = clashes.get(pair)
-                    if clash is None:
-                        clash = clashes[pair] = any(map(_disagree, flow, theirs))
-                        kept.append((flow, theirs))
-                    if clash:
-                        result, flow = _engine(node, result, flow, engine)
-                else:
-                    result, flow = _engine(node, result, flow, engine)
+                # opspec's outputs against the engine's: both are shared objects, so compared once
+                pair = (tuple(map(id, flow)), tuple(map(id, theirs)))
+                clash = clashes.get(pair)
+                if clash is None:
+                    clash = clashes[pair] = any(map(_disagree, flow, theirs))
+                    kept.append((flow, theirs))
+                if clash:
+                    result, flow = _engine(node, result, flow, engine, echo)
+            if engine and (theirs is not None or echo):
+                _diverge(node, flow, result, echo, diverged, clashes, kept)
             if result.checked_by == "opspec":
                 checked += 1
             elif result.checked_by is not None:
@@ -520,10 +575,11 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
                 values[name] = flow[0]
                 typed[name] = result.typed_by
         else:
-            for name, value in zip(node.outputs, flow, strict=False):
+            by = result.outputs_typed_by or [result.typed_by] * len(flow)
+            for name, value, who in zip(node.outputs, flow, by, strict=False):
                 if name not in values:
                     values[name] = value
-                    typed[name] = result.typed_by
+                    typed[name] = who
         results[place] = result
     if bar is not None:
         bar(len(ordered))
@@ -536,32 +592,57 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
     kinds = dict(sorted(not_checked.items()))
     coverage = Coverage(ops, checked, dict(sorted(by_engine.items())), kinds)
     return GraphResult(
-        graph.format, nodes, kinds, [*graph.diagnostics, *problems, *missing], graph.positions,
-        coverage, graph, values, typed,
+        graph.format, nodes, kinds, [*graph.diagnostics, *problems, *chain.from_iterable(edges.values()), *missing],
+        graph.positions, coverage, graph, values, typed, edges,
     )  # fmt: skip
 
 
-def _engine(node: Node, result: NodeResult, flow: list[Value], engine: str) -> tuple[NodeResult, list[Value]]:
+def _engine(
+    node: Node, result: NodeResult, flow: list[Value], engine: str, echo: bool
+) -> tuple[NodeResult, list[Value]]:
     """What another engine's inference adds at a node: its errors; for a node opspec did not check, its
-    outputs (the node is then checked and typed by that engine); for one opspec checked, a warning
-    where the two disagree."""
+    outputs (the node is then checked and typed by that engine, if the engine could check it at all);
+    for one opspec checked, the outputs opspec's op does not give, and a warning where the two disagree.
+    One fault, one finding: where opspec's rules name a wrong declared output, the engine's word on the
+    same declaration is not repeated; at a node that reads a value the file declares otherwise than
+    opspec infers it upstream, the engine's findings are that fault's echo."""
     found = list(node.engine_findings or ())
-    typed_by, checked_by = result.typed_by, result.checked_by
-    theirs = node.engine_outputs
-    if theirs is not None and None in theirs:  # what the file declares, the engine does not repeat
-        declared = node.declared_outputs
-        theirs = [
-            v if v is not None else (declared[k] if k < len(declared) else None) for k, v in enumerate(theirs)
-        ]
+    echoes = list(node.engine_echoes or ())
+    notes: list[Diagnostic] = []
+    if echo and (found or echoes):
+        notes.append(
+            diagnostic(
+                "graph.echo",
+                node.path,
+                f"{engine}'s inference of this node read an input as the file declares it, which opspec infers "
+                f"otherwise upstream; its {len(found) + len(echoes)} finding(s) here follow from that fault, "
+                "said where it is, and are not repeated",
+            )
+        )
+        found, echoes = [], []
+    ours = result.checked_by == "opspec"
+    faulted = ours and any(_declared_output_fault(d) for d in result.diagnostics)
+    if faulted:
+        echoes = []
+    found += echoes
+    typed_by, checked_by, by = result.typed_by, result.checked_by, result.outputs_typed_by
+    theirs = _engine_view(node)
+    count = len(node.outputs)
     complete = (
         theirs is not None
-        and len(theirs) >= len(node.outputs)
-        and all(v is not None and v.dtype is not None for v in theirs[: len(node.outputs)])
+        and len(theirs) >= count
+        and all(
+            v is not None and v.dtype is not None
+            for k, v in enumerate(theirs[:count])
+            if not absent_output(node, k)
+        )
     )
-    if result.checked_by == "opspec":
-        if theirs is not None and not found:  # (an engine's error here has said how they differ)
-            for index, (ours, other) in enumerate(zip(flow, theirs, strict=False)):
-                clash = _disagree(ours, other)
+    if ours:
+        # (an engine's error here has said how they differ; a wrong declaration, which the engine keeps
+        # as its answer, opspec's own rule has named)
+        if theirs is not None and not found and not faulted:
+            for index, (mine, other) in enumerate(zip(flow, theirs, strict=False)):
+                clash = _disagree(mine, other) if not echo else ""
                 if clash:
                     found.append(
                         diagnostic(
@@ -571,21 +652,72 @@ def _engine(node: Node, result: NodeResult, flow: list[Value], engine: str) -> t
                             "warning",
                         )
                     )
-    elif complete or found:
+    elif node.engine_checked or any(d.severity == "error" for d in found):
         if complete:
-            flow = [v for v in theirs[: len(node.outputs)]]  # type: ignore[index,misc]
+            flow = [v for v in theirs[:count]]  # type: ignore[index,misc]
             typed_by = engine
         checked_by = engine
-    if not found and checked_by == result.checked_by and typed_by == result.typed_by:
+    if not found and not notes and checked_by == result.checked_by and typed_by == result.typed_by:
         return result, flow
-    diagnostics = [*result.diagnostics, *found]
+    diagnostics = [*result.diagnostics, *notes, *found]
     valid = not any(d.severity == "error" for d in diagnostics)
     outputs = result.outputs if flow is None else [_type(v) for v in flow]
     return (
         replace(result, diagnostics=diagnostics, valid=valid, outputs=outputs, checked_by=checked_by,
-                typed_by=typed_by),
+                typed_by=typed_by, outputs_typed_by=by if typed_by == result.typed_by else None),
         flow,
     )  # fmt: skip
+
+
+def absent_output(node: Node, index: int) -> bool:
+    """An optional output the node leaves out (ONNX writes an empty name; its reader names it by place)."""
+    return node.outputs[index].startswith(f"{node.path}.output[")
+
+
+def _engine_view(node: Node) -> list[Value | None] | None:
+    """What the engine took each output to be: its inference, or the file's declaration where the engine
+    does not repeat it (ONNX keeps a declared type it agrees with)."""
+    theirs = node.engine_outputs
+    if theirs is not None and None in theirs:
+        declared = node.declared_outputs
+        theirs = [
+            v if v is not None else (declared[k] if k < len(declared) else None) for k, v in enumerate(theirs)
+        ]
+    return theirs
+
+
+def _declared_output_fault(d: Diagnostic) -> bool:
+    """An error of opspec's rules on a declared output (its count, dtype, rank or dims)."""
+    return d.severity == "error" and ".outputs." in d.rule
+
+
+def _diverge(
+    node: Node,
+    flow: list[Value],
+    result: NodeResult,
+    echo: bool,
+    diverged: set[str],
+    seen: dict[tuple[Any, ...], bool],
+    kept: list[Any],
+) -> None:
+    """Mark the node's outputs that flow otherwise than the engine took them to be downstream: opspec's
+    inference against a wrong declaration, or (at a node opspec did not check) an engine's answer that
+    read such a value."""
+    if result.checked_by != "opspec":
+        if echo:
+            diverged.update(node.outputs)
+        return
+    view = _engine_view(node)
+    if view is None:
+        return
+    for name, mine, other in zip(node.outputs, flow, view, strict=False):
+        key = (id(mine), id(other))
+        differs = seen.get(key)
+        if differs is None:
+            differs = seen[key] = bool(_disagree(mine, other))
+            kept.append((mine, other))
+        if differs:
+            diverged.add(name)
 
 
 def _disagree(ours: Value | None, theirs: Value | None) -> str:
@@ -706,6 +838,7 @@ def _check(
         else:
             seen = _Seen(translation.notes, "", *_verdict(translation.descriptor, settings, foreign, memo))
             seen.descriptor = translation.descriptor
+            seen.native_inputs = translation.native_inputs
         if key is not None:
             memo.nodes[key] = seen
     if seen.why:
@@ -724,13 +857,26 @@ def _check(
         for _, path, diag in seen.found:
             out.append(diag.model_copy(update={"path": native_path(path, translation.path_map(), node.path)}))
     flow = declared
+    by: list[str | None] | None = None
     if seen.outputs is not None:
         flow = [*seen.outputs, *declared[len(seen.outputs) :]]
+        if len(seen.outputs) < len(flow):
+            # outputs the op does not give (LayerNormalization's Mean): the engine's, else as declared
+            view = _engine_view(node) or []
+            by = ["opspec"] * len(seen.outputs)
+            for k in range(len(seen.outputs), len(flow)):
+                theirs = view[k] if k < len(view) else None
+                if theirs is not None and theirs.dtype is not None:
+                    flow[k] = theirs
+                    by.append("declared" if theirs is declared[k] else memo.engine)
+                else:
+                    by.append("declared" if flow[k].dtype is not None else None)
     valid = not any(d.severity == "error" for d in out)
     types = memo.types
     result = NodeResult(
         node.id, node.name, node.kind, seen.checked_as, valid, [types(v) for v in inputs],
-        [types(v) for v in flow], out, node.path, descriptor=seen.descriptor,
+        [types(v) for v in flow], out, node.path, descriptor=seen.descriptor, native_inputs=seen.native_inputs,
+        outputs_typed_by=by,
     )  # fmt: skip
     if key is not None and not seen.found:
         seen.same = memo.last = _Same(result, flow, inputs)
@@ -785,7 +931,7 @@ class _Same:
         return NodeResult(
             node.id, node.name, node.kind, r.checked_as, r.valid, r.inputs, r.outputs,
             [_moved(d, path) for d in r.diagnostics] if r.diagnostics else [], path,
-            descriptor=r.descriptor,
+            descriptor=r.descriptor, native_inputs=r.native_inputs, outputs_typed_by=r.outputs_typed_by,
         )  # fmt: skip
 
 
@@ -802,9 +948,8 @@ class _Seen:
     outputs: list[Value] | None
     found: Found
     same: _Same | None = None
-    descriptor: dict[str, Any] | None = (
-        None  # what was checked  # the whole answer, when no finding needs mapping into this node's terms
-    )
+    descriptor: dict[str, Any] | None = None  # what was checked
+    native_inputs: list[int] | None = None
 
 
 class Memo:
@@ -817,6 +962,7 @@ class Memo:
         # by (signature, ids of the input values, ids of the declared outputs): see walk()
         self.same: dict[tuple[Any, tuple[int, ...], tuple[int, ...]], _Same] = {}
         self.last: _Same | None = None  # what _check just answered, when another node may share it
+        self.engine = ""  # the engine that typed the graph, if any (Graph.engine)
         self._types: dict[tuple[str | None, Shape | None], TensorType] = {}
 
     def types(self, value: Value | None) -> TensorType:
@@ -883,7 +1029,90 @@ def _unproduced(graph: Graph, values: Mapping[str, Value]) -> list[Diagnostic]:
 
 
 def _input_path(node: Node, index: int) -> str:
-    paths = node.input_paths
+    return _port_path(node, node.input_paths, index)
+
+
+def _output_path(node: Node, index: int) -> str:
+    return _port_path(node, node.output_paths, index)
+
+
+def _port_path(node: Node, paths: list[str] | str, index: int) -> str:
     if isinstance(paths, str):
         return paths.format(path=node.path, index=index) if paths else node.path
     return paths[index] if index < len(paths) else node.path
+
+
+# --- declarations ----------------------------------------------------------------------------------
+
+
+def _edges(graph: Graph) -> dict[str, list[Diagnostic]]:
+    """Every value's declarations against each other, once: each consumer's against the producer's (a
+    graph input's against the first consumer's). A disagreement is one finding at the consumer's
+    declaration, naming the value and both declarations, with the other place as its related location;
+    the node that reads the value is then checked against what flows, so nothing is blamed twice."""
+    first: dict[str, tuple[Value, str, Node]] = {}  # value name -> its reference declaration
+    for node in graph.nodes:
+        for index, name in enumerate(node.outputs):
+            mine = node.declared_outputs[index] if index < len(node.declared_outputs) else None
+            if mine is not None and name not in first:
+                first[name] = (mine, _output_path(node, index), node)
+    found: dict[str, list[Diagnostic]] = {}
+    exact = graph.declarations == "exact"
+    for node in graph.nodes:
+        declared = node.declared_inputs
+        if not declared:
+            continue  # (ONNX: a node declares nothing of what it reads)
+        for index, name in enumerate(node.inputs):
+            mine = declared[index] if index < len(declared) else None
+            if name is None or mine is None:
+                continue
+            reference = first.get(name)
+            if reference is None:
+                first[name] = (mine, _input_path(node, index), node)
+                continue
+            theirs, where, owner = reference
+            if mine is theirs:  # the reader shares equal declarations: nothing to compare
+                continue
+            rule, what = _declarations_differ(theirs, mine, exact)
+            if rule:
+                here = _input_path(node, index)
+                side = "produces" if name in owner.outputs else "reads"
+                message = (
+                    f"value {shown(name)} is declared {what(mine)} by {_who(node)} (input {index}), but "
+                    f"{what(theirs)} by {_who(owner)}, which {side} it; every declaration of a value must agree"
+                )
+                related = [Related(path=where, message=f"{_who(owner)} declares {what(theirs)}")]
+                finding = diagnostic(f"graph.edge.{rule}", here, message)
+                finding.related = related
+                found.setdefault(name, []).append(finding)
+    return found
+
+
+def _declarations_differ(a: Value, b: Value, exact: bool) -> tuple[str, Callable[[Value], str]]:
+    """The first way two declarations of a value differ (dtype, shape, layout, property) and how to
+    say each, or ('', ...)."""
+    if a.dtype != b.dtype and a.dtype is not None and b.dtype is not None:
+        return "dtype", lambda v: str(v.dtype)
+    if _shapes_differ(a.shape, b.shape, exact):
+        return "shape", lambda v: f"{v.dtype} {_shown(v.shape) if v.shape is not None else '(rank unknown)'}"
+    if exact and (a.layout != b.layout or a.strides != b.strides):
+        return "layout", _layout_text
+    if exact and a.property != b.property:
+        return "property", lambda v: f"property_type {v.property}"
+    return "", str
+
+
+def _shapes_differ(a: Shape | None, b: Shape | None, exact: bool) -> bool:
+    if a is None or b is None:
+        return exact and a != b
+    if len(a) != len(b):
+        return True
+    if exact:
+        return a != b
+    return any(x is not None and y is not None and x != y for x, y in zip(a, b, strict=True))
+
+
+def _layout_text(value: Value) -> str:
+    if value.layout == "strided" or (value.layout is None and value.strides is not None):
+        return f"strided with strides {list(value.strides or ())}"
+    return f"layout_type {value.layout}"

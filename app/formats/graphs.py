@@ -10,12 +10,13 @@ from pathlib import Path
 
 from app.core import collector
 from app.core.config import Settings, get_settings
+from app.core.diagnostics import Diagnostic
 from app.core.payload import LimitExceeded
 from app.formats import sniff
 from app.formats.errors import Malformed
 from app.formats.graph import RULES, Graph, GraphResult, walk
 from app.formats.source import Source, unreadable
-from app.report.model import FileReport, Finding, RuleInfo, Unit, UnitVerdict
+from app.report.model import FileReport, Finding, RelatedPlace, RuleInfo, Unit, UnitVerdict
 
 FORMATS = ("onednn", "openvino", "onnx")
 SNIFFERS: tuple[tuple[str, Callable[[bytes], bool]], ...] = (
@@ -107,6 +108,7 @@ def to_report(name: str, result: GraphResult) -> FileReport:
                 finding.spec,
                 line,
                 column,
+                _related(result, finding),
             )
         )
         report.rules.setdefault(finding.rule, _rule(finding.rule, finding.spec))
@@ -130,6 +132,14 @@ def to_report(name: str, result: GraphResult) -> FileReport:
             report.rules.setdefault(d.rule, _rule(d.rule, d.spec))
         report.units.append(unit)
     return report
+
+
+def _related(result: GraphResult, finding: Diagnostic) -> tuple[RelatedPlace, ...]:
+    places = []
+    for other in finding.related or ():
+        line, column = result.position(other.path) or (None, None)
+        places.append(RelatedPlace(_message(other.message, other.path, line), other.path, line, column))
+    return tuple(places)
 
 
 def weights_beside(path: str | Path, size: int, settings: Settings) -> bytes | None:

@@ -213,7 +213,7 @@ class _Reader:
             for name, value in zip(node.inputs, node.declared_inputs, strict=True):
                 if name is not None and name not in produced and value is not None:
                     inputs.setdefault(name, value)
-        return Graph(FORMAT, "onednn", nodes, inputs, self.problems, self.positions)
+        return Graph(FORMAT, "onednn", nodes, inputs, self.problems, self.positions, declarations="exact")
 
     # In node() and tensor() each message is made only when its test fails: a 10,000-op file would
     # otherwise quote 110,000 values it never shows.
@@ -258,6 +258,7 @@ class _Reader:
             translate=self.translations_for(signature, attrs) if signature is not None else None,
             signature=signature,
             input_paths="{path}.inputs[{index}]",
+            output_paths="{path}.outputs[{index}]",
         )
 
     def translations_for(self, signature: tuple[str, str], attrs: dict[str, Any]):
@@ -284,13 +285,17 @@ class _Reader:
             and all(type(d) is int or (isinstance(d, int) and not isinstance(d, bool)) for d in shape)
         ):
             self.fail(f"tensor `shape` must be a list of integers; got {shown(shape)}", f"{path}.shape")
+        layout, stride, prop = item.get("layout_type"), item.get("stride"), item.get("property_type")
+        strides = tuple(stride) if type(stride) is list and all(type(d) is int for d in stride) else None
         if shape is None or shape == UNKNOWN_RANK:
-            return str(tid), Value(file_dtype(dtype), None)
-        key = (dtype, tuple(shape))
+            return str(tid), Value(file_dtype(dtype), None, layout=layout, strides=strides, property=prop)
+        key = (dtype, tuple(shape), layout, strides, prop)
         value = self.values.get(key)
         if value is None:
             before = len(self.problems)
-            value = Value(file_dtype(dtype), self.shape(shape, path))
+            value = Value(
+                file_dtype(dtype), self.shape(shape, path), layout=layout, strides=strides, property=prop
+            )
             if len(self.problems) == before:
                 self.values[key] = value
         return str(tid), value

@@ -72,6 +72,8 @@ def parse(data: bytes, settings: Settings) -> Graph:
     opset = next((o.version for o in model.opset_import if o.domain in DEFAULT_DOMAINS), 0)
     inferred, errors, failed = infer(model)
     reader = _Reader(graph, opset, settings, inferred, errors)
+    reader.opsets = {_text(o.domain): o.version for o in model.opset_import}
+    reader.functions = {(_text(f.domain), _text(f.name)) for f in model.functions}
     result = reader.graph()
     if failed:
         result.diagnostics.append(diagnostic("onnx.shape_inference", "graph", failed, "warning"))
@@ -147,7 +149,9 @@ def infer(model: onnx.ModelProto) -> tuple[dict[str, onnx.ValueInfoProto], dict[
             if not matches:
                 continue
             found = matches[-1]  # an error inside a subgraph names the outer node, then the inner one
-            name, message = found.group(2), found.group(3).strip()
+            # The cause runs to the end of the line: an error inside an op's own function body names the
+            # body's node without a node name, and that part is the cause.
+            name, message = found.group(2), line[found.start(3) :].strip()
             if "expected to have type but instead is null" in message:
                 continue  # the echo of an error upstream (or of an input nothing typed)
             errors.setdefault(name.removeprefix(TEMPORARY_NAME), []).append(message)
@@ -169,7 +173,12 @@ def _value_prefix(ids: str) -> str:
     return ids[:-1] + "/" if ids else ""
 
 
-_ERROR = re.compile(r"\(op_type:([^,]*), node name: ([^)]*)\): ((?:(?!\(op_type:).)*)")
+_ERROR = re.compile(r"\(op_type:([^,)]*), node name: ([^)]*)\): ((?:(?!\(op_type:).)*)")
+# ONNX's words when a type the file declares differs from the one it infers (mergeShapesAndTypes)
+_ECHO = re.compile(r"[Ii]nferred (shape|elem type) (and existing shape )?differ|existing (elem type|shape)")
+# An error inside the op's own function body (a node of ONNX's definition, not of the file): the file is
+# not at fault, so it is a warning, and the node is not typed by the engine.
+_IN_FUNCTION = re.compile(r"\(op_type:[^,)]*\):")
 
 
 def _name_nodes(graph: onnx.GraphProto, prefix: str) -> None:
@@ -249,6 +258,24 @@ def _dtype(elem_type: int) -> str | None:
         return name.lower()
 
 
+def _type_text(proto: onnx.TypeProto) -> str | None:
+    """A type that is not a tensor (a sequence, an optional, a map), as the answer names it: `seq(f32)`;
+    None where the file leaves it unset."""
+    kind = proto.WhichOneof("value")
+    if kind == "tensor_type":
+        return _dtype(proto.tensor_type.elem_type) or "?"
+    if kind == "sparse_tensor_type":
+        return f"sparse({_dtype(proto.sparse_tensor_type.elem_type) or '?'})"
+    if kind == "sequence_type":
+        return f"seq({_type_text(proto.sequence_type.elem_type) or '?'})"
+    if kind == "optional_type":
+        return f"optional({_type_text(proto.optional_type.elem_type) or '?'})"
+    if kind == "map_type":
+        key = _dtype(proto.map_type.key_type) or "?"
+        return f"map({key}, {_type_text(proto.map_type.value_type) or '?'})"
+    return None
+
+
 class _Reader:
     def __init__(
         self,
@@ -269,11 +296,14 @@ class _Reader:
         self.nodes: list[Node] = []
         self.inputs: dict[str, Value] = {}
         self.declared: dict[str, Value] = {}
+        self.opsets: dict[str, int] = {}  # the model's opset_import, by domain
+        self.functions: set[tuple[str, str]] = set()  # (domain, name) of the model's own functions
+        self.schemas: dict[tuple[str, str], bool] = {}
 
     def value(self, info: onnx.ValueInfoProto, where: str) -> Value:
         kind = info.type.WhichOneof("value")
         if kind != "tensor_type":
-            return Value(None, None)
+            return Value(_type_text(info.type), None)
         tensor = info.type.tensor_type
         if not tensor.HasField("shape"):
             return Value(_dtype(tensor.elem_type), None)
@@ -364,6 +394,26 @@ class _Reader:
                 path = f"{where}node[{_text(proto.name) or f'#{index}'}]"
             nodes.append(node(index, proto, declared, ids, path, scope))
 
+    def schema(self, domain: str, op_type: str) -> bool:
+        """Whether ONNX's inference knows the op: a schema of its domain at the model's opset, or a
+        function the model defines (ONNX infers through its body)."""
+        key = (domain, op_type)
+        known = self.schemas.get(key)
+        if known is None:
+            version = self.opsets.get(domain, self.opset if domain in DEFAULT_DOMAINS else 0)
+            try:
+                onnx.defs.get_schema(op_type, max_inclusive_version=version, domain=domain)
+                known = True
+            except onnx.defs.SchemaError:
+                known = key in self.functions
+            self.schemas[key] = known
+        return known
+
+    def typed(self, name: str) -> bool:
+        """Whether a value's type was known to ONNX's inference: inferred, or declared by the file."""
+        value = self.engine(name) or self.declared.get(name) or self.inputs.get(name)
+        return value is not None and value.dtype is not None
+
     def engine(self, name: str) -> Value | None:
         info = self.inferred.get(name)
         if info is None:
@@ -413,8 +463,12 @@ class _Reader:
             [],  # declared_inputs: in ONNX, only what flows
             list(map(declared.get, outputs)),  # declared_outputs
             input_paths="{path}.input[{index}]",
+            output_paths="{path}.output[{index}]",
         )
-        if self.inferred:
+        schema = self.schema(_text(domain), op_type)
+        found = self.errors.pop(node_id, None) if self.errors else None
+        inside = [m for m in found or () if _IN_FUNCTION.search(m)]
+        if self.inferred and schema and not inside:
             # An output the file declares whole is ONNX's inferred type too (strict inference refuses a
             # declared type it infers otherwise), and opspec checks it against the declared one already.
             engine = self.engine
@@ -424,12 +478,26 @@ class _Reader:
                 else engine(n)
                 for n, v in zip(outputs, node.declared_outputs, strict=True)
             ]
-        found = self.errors.pop(node_id, None) if self.errors else None
+            # ONNX's inference ran on the node only with its schema and every input's type known
+            node.engine_checked = all(not n or self.typed(n) for n in in_names)
         if found:
+            echoes = [m for m in found if _ECHO.search(m) and m not in inside]
+            node.engine_echoes = [
+                diagnostic("onnx.shape_inference", path, f"ONNX shape inference: {m}") for m in echoes
+            ] or None
             node.engine_findings = [
-                diagnostic("onnx.shape_inference", path, f"ONNX shape inference: {message}")
-                for message in found
-            ]
+                diagnostic(
+                    "onnx.shape_inference",
+                    path,
+                    f"ONNX's inference fails inside its own definition of {op_type} (a function body, not this "
+                    f"file), so ONNX does not type this node: {m}",
+                    "warning",
+                )
+                if m in inside
+                else diagnostic("onnx.shape_inference", path, f"ONNX shape inference: {m}")
+                for m in found
+                if m not in echoes
+            ] or None
         if not standard:
             return node
         if op_type == "Max":
@@ -522,7 +590,6 @@ def _reduce(kind: str, opset: int, attrs: dict[str, onnx.AttributeProto]):
     keepdims = _ints(attrs.get("keepdims"), 1)
     noop = _ints(attrs.get("noop_with_empty_axes"), 0)
     since = ONNX_REDUCTIONS[kind]  # the opset from which the axes are an input
-    dtypes = REGISTRY[kind].inputs[0].dtypes
 
     def translate(node: Node, inputs: list[Value | None]) -> Translation:
         src = inputs[0] if inputs else None
@@ -533,12 +600,9 @@ def _reduce(kind: str, opset: int, attrs: dict[str, onnx.AttributeProto]):
 
         head = f"ONNX {kind} (opset {opset}, keepdims={keepdims}"
         head += f", noop_with_empty_axes={noop})" if opset >= since else ")"
-        if src is not None and src.dtype in DTYPES and src.dtype not in dtypes:
-            return Translation(
-                None,
-                why=f"{head} on {src.dtype}: opspec's {kind} is oneDNN Graph's, defined for "
-                f"{', '.join(sorted(dtypes))} only, so no descriptor computes the same thing",
-            )
+        why = translations.dtypes_differ(REGISTRY[kind], inputs[:1])
+        if why:
+            return Translation(None, why=f"{head} on {why}")
         axes: list[int] | None = None
         axes_input: Value | None = None
         if "axes" in attrs:  # before the axes became an input; accepted after too, as onnx.reference does
@@ -546,13 +610,24 @@ def _reduce(kind: str, opset: int, attrs: dict[str, onnx.AttributeProto]):
             extra["attrs.axes"] = f"{node.path}.attribute.axes"
             source = "the axes attribute"
         elif len(inputs) > 1 and inputs[1] is not None:
-            if inputs[1].data is not None:
-                axes = [int(a) for a in inputs[1].data.reshape(-1)]
+            given = inputs[1]
+            length = None if given.shape is None or len(given.shape) != 1 else given.shape[0]
+            if given.data is not None:
+                axes = [int(a) for a in given.data.reshape(-1)]
                 extra["attrs.axes"] = f"{node.path}.input[1]"
                 source = "the constant axes input" if axes else "an empty constant axes input"
+            elif length == 0:  # its values unknown, but there are none: the same as no axes
+                axes, source = [], "an empty axes input (shape [0])"
+            elif type(length) is int:
+                axes_input = given
+                source = f"the axes input ({length} axes, values unknown)"
             else:
-                axes_input = inputs[1]
-                source = "the axes input"
+                return Translation(
+                    None,
+                    why=f"{head} with an axes input of unknown length: ONNX "
+                    + ("returns the input" if noop else "reduces every axis")
+                    + " should it be empty at run time, which no oneDNN descriptor does",
+                )
         else:
             axes, source = [], "no axes"
         keep = bool(keepdims)
@@ -561,11 +636,7 @@ def _reduce(kind: str, opset: int, attrs: dict[str, onnx.AttributeProto]):
         if axes_input is not None:
             shape = (1,) if axes_input.shape == () else axes_input.shape
             values.append(wire_tensor(Value(axes_input.dtype, shape), "s32"))
-            note = (
-                f"{head} with {source} (values unknown) is checked as {kind} with opspec's 1-D s32 axes input, "
-                f"keep_dims={keep}; not exact: should the axes be empty at run time, ONNX "
-                + ("returns the input" if noop else "reduces every axis")
-            )
+            note = f"{head} with {source} is checked as {kind} with opspec's 1-D s32 axes input, keep_dims={keep}"
             descriptor = {"kind": kind, "attrs": {"keep_dims": keep}, "inputs": values}
             return Translation(with_declared_outputs(node, descriptor), paths, [note])
         assert axes is not None

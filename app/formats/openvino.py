@@ -41,6 +41,7 @@ from app.formats.graph import (
     wire_tensor,
     with_declared_outputs,
 )
+from app.ops import BY_NAME
 
 FORMAT = "openvino"
 STRUCTURAL = frozenset({"Parameter", "Result", "Const"})
@@ -159,6 +160,7 @@ def _engine(graph: Graph, data: bytes, weights: bytes) -> None:
             continue
         outputs = [_ov_value(output) for output in op.outputs()]
         node.engine_outputs = outputs
+        node.engine_checked = True  # read_model ran the op's validate_and_infer_types
         findings = []
         for index, (declared, theirs) in enumerate(zip(node.declared_outputs, outputs, strict=False)):
             if declared is None or declared.shape is None or theirs.shape is None:
@@ -295,6 +297,10 @@ class _Reader:
         declared_inputs = [self.port(p, f"{path}.input") for p in in_ports]
         declared_outputs = [self.port(p, f"{path}.output") for p in out_ports]
         version = layer.attrs.get("version", "")
+        if kind in ("Parameter", "Const") and "shape" in attrs and declared_outputs:
+            known = declared_outputs[0]
+            if known is not None and known.shape is None:  # the port has no <dim>: the attribute says
+                known.shape = self.shape_attr(attrs["shape"], f"{path}.data.shape")
         node = Node(
             id=lid,
             name=layer.attrs.get("name", ""),
@@ -306,6 +312,7 @@ class _Reader:
             declared_outputs=declared_outputs,
             structural=kind in STRUCTURAL,
             input_paths=[f"{path}.input.port[{p.attrs.get('id')}]" for p in in_ports],
+            output_paths=[f"{path}.output.port[{p.attrs.get('id')}]" for p in out_ports],
         )
         if kind == "Const":
             node.constant = self.constant(layer, attrs, declared_outputs, path)
@@ -333,9 +340,18 @@ class _Reader:
         for axis, dim in enumerate(port.all("dim")):
             self.mark(f"{path}.dim[{axis}]", dim)
             dims.append(self.dim(dim.text.strip(), f"{path}.dim[{axis}]"))
-        if not rank_fits(len(dims), path, self.settings, self.problems):
+        if not dims or not rank_fits(len(dims), path, self.settings, self.problems):
+            # A port with no <dim> is how OpenVINO writes both a scalar and a tensor of unknown rank; only
+            # a Parameter's or Const's `shape` attribute tells them apart (layer() reads it)
             return Value(file_dtype(port.attrs.get("precision")), None)
         return Value(file_dtype(port.attrs.get("precision")), tuple(dims))
+
+    def shape_attr(self, text: str, path: str) -> tuple[int | None, ...] | None:
+        """A Parameter's or Const's `shape` attribute: "" a scalar, "..." unknown rank, else its dims."""
+        if text.strip() == "...":
+            return None
+        dims = [part.strip() for part in text.split(",")] if text.strip() else []
+        return tuple(self.dim(dim, f"{path}[{axis}]") for axis, dim in enumerate(dims))
 
     def dim(self, text: str, path: str) -> int | None:
         if text in ("-1", "?") or ".." in text:
@@ -375,7 +391,8 @@ class _Reader:
             )
             return value
         itemsize = DTYPES[dtype].itemsize
-        if size != count * itemsize or offset < 0 or offset + size > len(self.weights):
+        # (OpenVINO's serializer writes a byte for a Const of no elements, and reads none)
+        if (count and size != count * itemsize) or offset < 0 or offset + size > len(self.weights):
             self.problems.append(
                 diagnostic("graph.constant", f"{path}.data",
                            f"the Const's {size} bytes at offset {offset} do not hold {count} {dtype} values inside "
@@ -437,6 +454,9 @@ def _translate(
                 paths[f"{side}[{k}].shape"] = f"{port}.dim"
                 paths[f"{side}[{k}].dtype"] = f"{port}.precision"
         values = [v or Value(None, None) for v in inputs]
+        why = translations.dtypes_differ(BY_NAME[kind], values[:1])
+        if why:  # OpenVINO's ReduceMax-1 takes any numeric type, oneDNN's (opspec's) floats only
+            return Translation(None, why=f"OpenVINO {node.kind} ({version}) on {why}")
         notes: list[str] = []
         descriptor_attrs: dict[str, Any] = dict(attrs)
         tensors = [wire_tensor(v) for v in values]

@@ -10,7 +10,7 @@ from app.report.model import FileReport, Finding, RunReport, Unit
 
 
 def finding_dict(finding: Finding) -> dict[str, Any]:
-    return {
+    entry: dict[str, Any] = {
         "severity": finding.severity,
         "rule": finding.rule,
         "message": finding.message,
@@ -19,6 +19,12 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
         "column": finding.column,
         "spec": finding.spec,
     }
+    if finding.related:
+        entry["related"] = [
+            {"message": p.message, "path": p.path, "line": p.line, "column": p.column}
+            for p in finding.related
+        ]
+    return entry
 
 
 def unit_dict(unit: Unit) -> dict[str, Any]:

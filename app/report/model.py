@@ -28,6 +28,16 @@ class RuleInfo:
     spec: str
 
 
+@dataclass(frozen=True, slots=True)
+class RelatedPlace:
+    """Another place a finding concerns (the other declaration of a value), located as findings are."""
+
+    message: str
+    path: str = ""
+    line: int | None = None
+    column: int | None = None
+
+
 @dataclass(slots=True)
 class Finding:
     severity: Severity
@@ -37,6 +47,7 @@ class Finding:
     spec: str = ""
     line: int | None = None  # 1-based; None when the format has no positions (or the file none at all)
     column: int | None = None  # 1-based, in characters (Unicode code points)
+    related: tuple[RelatedPlace, ...] = ()
 
 
 @dataclass(slots=True)

@@ -42,6 +42,18 @@ def document(report: RunReport) -> dict[str, Any]:
             "message": {"text": finding.message},
             "locations": [{"physicalLocation": location}],
         }
+        if finding.related:  # the other declaration of a value: code scanning links to each
+            result["relatedLocations"] = [
+                {
+                    "id": number,
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": uri(file.path)},
+                        "region": {"startLine": place.line or 1, "startColumn": place.column or 1},
+                    },
+                    "message": {"text": place.message},
+                }
+                for number, place in enumerate(finding.related, 1)
+            ]
         if finding.path:
             result["properties"] = {"path": finding.path}
         results.append(result)

@@ -90,7 +90,11 @@ def finding_line(path: str, finding: Finding, colour: bool = False) -> str:
     message = finding.message.replace("\n", "\n    ")  # a message's later lines stay under it
     where = _paint(compiler_style(path, finding.line, finding.column), "1", colour)
     severity = _paint(finding.severity, _COLOURS[finding.severity], colour)
-    return f"{where}: {severity} {finding.rule}: {message}\n"
+    line = f"{where}: {severity} {finding.rule}: {message}\n"
+    for place in finding.related:  # as compilers write "note: previous declaration is here"
+        there = _paint(compiler_style(path, place.line, place.column), "1", colour)
+        line += f"{there}: note: {place.message}\n"
+    return line
 
 
 def page_link(base: str, descriptor: dict[str, Any]) -> str:

@@ -81,9 +81,9 @@ def test_onednn_json(client) -> None:
     }  # fmt: skip
     assert body["values"] == [
         {"name": "0", "producer": None, "consumers": ["0"], "dtype": "f32", "shape": [1, 128, 150, 150],
-         "typed_by": "declared"},
+         "typed_by": "declared", "diagnostics": []},
         {"name": "1", "producer": "0", "consumers": [], "dtype": "f32", "shape": [1, 1, 150, 150],
-         "typed_by": "opspec"},
+         "typed_by": "opspec", "diagnostics": []},
     ]  # fmt: skip
 
 

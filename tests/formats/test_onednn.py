@@ -96,7 +96,9 @@ def test_cycle_is_named() -> None:
     graph = copy.deepcopy(GRAPH)
     graph["graph"][1]["inputs"][0]["id"] = 5  # reduce_last now reads add_bias's output, three ops down
     result = check(dump(graph))
-    (d,) = result.diagnostics
+    # the rewired input also declares tensor 5 otherwise than its producer does: that edge is said too
+    d, edge = result.diagnostics
+    assert (edge.rule, edge.path) == ("graph.edge.shape", "graph[1].inputs[0]")
     assert d.rule == "graph.cycle"
     assert d.message == (
         "the graph has a cycle: graph[1] (reduce_last) -> graph[3] (add_bias) -> graph[2] (reduce_squeeze) -> "

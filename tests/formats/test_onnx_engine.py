@@ -3,6 +3,7 @@ node of a kind opspec checks is checked whatever precedes it; subgraphs are walk
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from onnx import TensorProto, helper
 
 from app.core.config import Settings
 from app.formats import graphs
+from app.formats.answer import to_json
 from tests.formats import models
 
 CACHE = Path(os.environ.get("OPSPEC_WHEEL_CACHE", Path.home() / ".cache" / "opspec-test-wheels"))
@@ -155,3 +157,66 @@ def test_real_models_from_their_wheels(name: str, member) -> None:
         assert checked.count("Max") >= 3 and "ReduceMax" in checked
     else:  # its nodes sit in If / Loop bodies
         assert any("attribute." in n.path for n in result.nodes)
+
+
+def _model(nodes, inputs, outputs, value_info=(), opsets=(("", 17),)):
+    graph = helper.make_graph(nodes, "g", inputs, outputs, value_info=list(value_info))
+    return helper.make_model(
+        graph, opset_imports=[helper.make_opsetid(d, v) for d, v in opsets]
+    ).SerializeToString()
+
+
+def test_a_custom_domain_node_is_never_counted_checked_or_valid() -> None:
+    """ONNX has no schema for com.example:Mystery: the types the file declares for its outputs flow on, but
+    nothing checked the node, whatever the file declares."""
+    nodes = [
+        helper.make_node("Mystery", ["x"], ["y"], name="m1", domain="com.example"),
+        helper.make_node("Mystery", ["y"], ["z"], name="m2", domain="com.example"),
+        helper.make_node("Relu", ["z"], ["w"], name="relu"),
+    ]
+    declared = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2, 3]) for n in ("y", "z")]
+    data = _model(
+        nodes,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("w", TensorProto.FLOAT, [2, 3])],
+        declared,
+        (("", 17), ("com.example", 1)),
+    )
+    result = graphs.check(data, Settings())
+    by_name = {n.name: n for n in result.nodes}
+    assert [(by_name[n].checked_by, by_name[n].typed_by) for n in ("m1", "m2")] == [(None, "declared")] * 2
+    assert by_name["relu"].checked_as == "ReLU"  # what flows from the declared types is still checked
+    assert result.coverage.as_dict() == {
+        "nodes": 3, "checked": 1, "by_engine": {}, "not_checked": 2, "not_checked_kinds": {"com.example.Mystery": 2},
+    }  # fmt: skip
+    answer = json.loads(to_json(result))
+    assert [n["valid"] for n in answer["nodes"] if n["name"] in ("m1", "m2")] == [None, None]
+
+
+def test_one_wrong_value_info_is_one_error_at_the_node_that_makes_the_value() -> None:
+    """value_info declares y [5, 7] where Relu makes [2, 3]: one error at the Relu (ONNX's inference says
+    the same and is not repeated), and Abs, which reads y, is checked against [2, 3] and not blamed."""
+    nodes = [
+        helper.make_node("Relu", ["x"], ["y"], name="relu"),
+        helper.make_node("Abs", ["y"], ["z"], name="abs"),
+    ]
+    data = _model(
+        nodes,
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [5, 7])],
+    )
+    result = graphs.check(data, Settings())
+    found = [
+        (n.name, d.rule, d.path, d.message)
+        for n in result.nodes
+        for d in n.diagnostics
+        if d.severity != "info"
+    ]
+    assert found == [
+        ("relu", "ReLU.outputs.dim", "node[relu].output[0].shape",
+         "dst has shape [2, 3], but [5, 7] is declared (dims 0 and 1 differ)"),
+    ]  # fmt: skip
+    assert not result.diagnostics
+    [abs_node] = [n for n in result.nodes if n.name == "abs"]
+    assert abs_node.valid and [(o.dtype, o.shape) for o in abs_node.outputs] == [("f32", [2, 3])]

@@ -92,8 +92,8 @@ def test_reshape_rules() -> None:
         ("error", "StaticReshape.attrs.required", "attrs")
     ]
     answer = check("StaticReshape", {"shape": [4, 6], "special_zero": False}, [f32([4, 6])], [f32([6, 4])])
-    assert found(answer) == [("error", "StaticReshape.outputs.dim", "outputs[0].shape[0]"),
-                             ("error", "StaticReshape.outputs.dim", "outputs[0].shape[1]")]  # fmt: skip
+    # one wrong declaration, one finding, however many dims it gets wrong
+    assert found(answer) == [("error", "StaticReshape.outputs.dim", "outputs[0].shape")]
 
 
 @settings(max_examples=40, deadline=None)
