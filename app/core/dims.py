@@ -713,11 +713,12 @@ def _evaluate(p: Poly, values: Mapping[str, int]) -> int:
     return out
 
 
-def fresh(taken: set[str]) -> str:
-    """A name for an unknown dim that no name in `taken` is (and now is): dyn__0, dyn__1, ..."""
-    index = len(taken)
+def fresh(taken: set[str], start: int = 0) -> tuple[str, int]:
+    """A name for an unknown dim that no name in `taken` is (and now is), dyn__N from N = `start` on;
+    and the N to start from next time."""
+    index = start
     while f"{FRESH_PREFIX}{index}" in taken:
         index += 1
     name = f"{FRESH_PREFIX}{index}"
     taken.add(name)
-    return name
+    return name, index + 1

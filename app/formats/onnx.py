@@ -26,6 +26,7 @@ from google.protobuf.message import DecodeError
 from onnx import numpy_helper
 
 from app.core.config import Settings
+from app.core.dims import ENGINE_MADE
 from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.numbers import clip
 from app.core.payload import LimitExceeded
@@ -269,6 +270,7 @@ class _Reader:
         self.nodes: list[Node] = []
         self.inputs: dict[str, Value] = {}
         self.declared: dict[str, Value] = {}
+        self.engine_names = False  # some dim is a name an engine made up (Graph.engine_names)
 
     def value(self, info: onnx.ValueInfoProto, where: str) -> Value:
         kind = info.type.WhichOneof("value")
@@ -298,6 +300,8 @@ class _Reader:
                     shape.append(dim.dim_value)
             elif which == "dim_param" and SYMBOL.match(symbol := _text(dim.dim_param)):
                 shape.append(symbol)
+                if ENGINE_MADE.match(symbol):
+                    self.engine_names = True
             else:
                 shape.append(None)  # unnamed, or a name such as "batch size" that is not a symbol
         return Value(_dtype(tensor.elem_type), tuple(shape))
@@ -323,7 +327,10 @@ class _Reader:
                 self.problems.append(
                     diagnostic("onnx.shape_inference", "graph", f"node {shown(name)}: {message}")
                 )
-        return Graph(FORMAT, "onnxruntime", self.nodes, self.inputs, self.problems, engine="onnx")
+        return Graph(
+            FORMAT, "onnxruntime", self.nodes, self.inputs, self.problems, engine="onnx",
+            engine_names=self.engine_names,
+        )  # fmt: skip
 
     def read(self, g: onnx.GraphProto, ids: str, where: str, outer: dict[str, str]) -> None:
         """A graph's declared types, initializers and nodes; a node's subgraphs come just before it (they

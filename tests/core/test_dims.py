@@ -156,6 +156,7 @@ def test_substitution_and_names() -> None:
     assert dims.substitute("M * N", {"M": None}) is None
     assert dims.symbols("(H - 1) // S + min(W, 3)") == {"H", "S", "W"}
     assert dims.engine_made("unk__12") and dims.engine_made("dyn__0") and not dims.engine_made("unk_1")
+    assert dims.fresh({"dyn__0", "N"}) == ("dyn__1", 2)
     assert dims.by_engine("S + unk__3") and not dims.engine_only("S + unk__3")
 
 
