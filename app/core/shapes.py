@@ -118,15 +118,24 @@ class Assumption:
 
 def unify(a: Dim, b: Dim) -> tuple[Dim, tuple[str, Dim] | None]:
     """The dim an answer keeps where `a` and `b` are taken to be equal, and the name bound to it: a
-    size over a name, the user's name over an engine's, an expression over a bare name, else `a`."""
-    if (
-        type(b) is int
-        or (dims.is_symbol(a) and not dims.is_symbol(b))
-        or (dims.engine_only(a) and not dims.engine_only(b))
-    ):
+    size over a name, the user's names over an engine's (opspec's dyn__N over ONNX's unk__N), an
+    expression over a bare name, else `a`."""
+    if _standing(b) < _standing(a):
         a, b = b, a
     name = b if dims.is_symbol(b) and b not in dims.symbols(a) else None
     return a, (None if name is None else (name, a))  # type: ignore[return-value]
+
+
+def _standing(dim: Dim) -> int:
+    """Which of two dims taken equal an answer keeps: the lowest."""
+    if type(dim) is int:
+        return 0
+    bare = dims.is_symbol(dim)
+    if not dims.by_engine(dim):
+        return 2 if bare else 1
+    if not bare:
+        return 3
+    return 5 if dim.startswith("unk__") else 4  # type: ignore[union-attr]
 
 
 def equate(a: Dim, b: Dim, where: str) -> tuple[Dim, bool, Assumption | None]:

@@ -530,11 +530,11 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
         if result.bindings is not None and symbols.bind(result.bindings):
             _rename(values, symbols)
         if engine_names and result.checked_by == "opspec":
-            _engine_names(node, result, flow, symbols, engine)
+            result = _engine_names(node, result, flow, symbols, engine)
         if flow and (symbols.bound or result.typed_by != "opspec"):
             named = [_named(v, symbols, result.typed_by != "opspec") for v in flow]
-            if named != flow:
-                flow, result.outputs = named, [memo.types(v) for v in named]
+            if named != flow:  # a new answer: the memo may share this one with other nodes
+                flow, result = named, replace(result, outputs=[memo.types(v) for v in named])
         if len(node.outputs) == 1 and flow:  # the usual one output, without a zip
             name = node.outputs[0]
             if name not in values:
@@ -588,10 +588,11 @@ def _rename(values: dict[str, Value], symbols: GraphSymbols) -> None:
 
 def _engine_names(
     node: Node, result: NodeResult, flow: list[Value], symbols: GraphSymbols, engine: str
-) -> None:
+) -> NodeResult:
     """Where the file or another engine names an output dim with a symbol an engine made up (ONNX's
     unk__N) and opspec inferred the dim: that name reads as opspec's dim across the graph, and the node
-    says so once."""
+    says so once. A new answer where it says so: the memo may share `result` with other nodes."""
+    said: list[Diagnostic] = []
     for theirs in (node.engine_outputs, node.declared_outputs):
         if not theirs:
             continue
@@ -609,10 +610,8 @@ def _engine_names(
                         f"output {index}: {who} names dim {axis} {name}; opspec infers {dim}, which flows on "
                         f"({name} reads as {dim} across the graph)"
                     )
-                    result.diagnostics = [
-                        *result.diagnostics,
-                        diagnostic("graph.engine_dim", f"{node.path}.output[{index}]", message),
-                    ]
+                    said.append(diagnostic("graph.engine_dim", f"{node.path}.output[{index}]", message))
+    return replace(result, diagnostics=[*result.diagnostics, *said]) if said else result
 
 
 def _engine(node: Node, result: NodeResult, flow: list[Value], engine: str) -> tuple[NodeResult, list[Value]]:

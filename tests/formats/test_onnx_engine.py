@@ -141,6 +141,59 @@ def test_large_weights_are_not_given_to_inference_as_data() -> None:
     assert result.nodes[1].checked_as == "Max"
 
 
+def test_kv_cache_step_has_past_plus_one_on_its_present_edges() -> None:
+    result = check(models.kv_cache_step())
+    assert result.valid and result.coverage.not_checked == {}
+    values = {v["name"]: v for v in result.values()}
+    for name in ("present_key", "present_value"):
+        assert values[name]["shape"] == ["B", "past + 1", 16] and values[name]["typed_by"] == "opspec"
+    assert values["scores"]["shape"] == ["B", 1, "past + 1"]
+    assert values["out"]["shape"] == ["B", 1, 16]
+    said = [(d.severity, d.rule, d.path, d.message) for n in result.nodes for d in n.diagnostics]
+    assert not [d for d in said if d[0] != "info"]
+    # ONNX's own inference names the present length unk__N: opspec's expression wins, and says so once.
+    [(_, _, path, message)] = [d for d in said if d[1] == "graph.engine_dim" and "concat_key" in d[2]]
+    assert path == "node[concat_key].output[0]"
+    assert message.startswith("output 0: ONNX's shape inference names dim 1 unk__")
+    assert message.endswith(
+        "opspec infers past + 1, which flows on ("
+        + message.split("names dim 1 ")[1].split(";")[0]
+        + " reads as past + 1 across the graph)"
+    )
+
+
+def test_engine_made_dims_meet_as_notes_and_one_name_flows() -> None:
+    """Unnamed input dims (fresh dyn__N names) meeting a user's name and each other in broadcasting and
+    MatMul: notes, never warnings; one name from there on, said once per pair."""
+    nodes = [
+        helper.make_node("Add", ["a", "b"], ["s"], name="add"),
+        helper.make_node("Add", ["s", "b"], ["t"], name="again"),  # the same pair: said already
+        helper.make_node("MatMul", ["t", "w"], ["y"], name="mm"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info("a", TensorProto.FLOAT, [None, 4]),
+            helper.make_tensor_value_info("b", TensorProto.FLOAT, ["N", 4]),
+            helper.make_tensor_value_info("w", TensorProto.FLOAT, [4, None]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    result = check(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    assert result.valid
+    said = [
+        (n.name, d.severity, d.rule)
+        for n in result.nodes
+        for d in n.diagnostics
+        if d.rule != "graph.translated"
+    ]
+    assert [s for s in said if s[2] != "graph.engine_dim"] == [("add", "info", "Add.broadcast.unified")]
+    assert all(severity == "info" for _, severity, _ in said)
+    values = {v["name"]: v["shape"] for v in result.values()}
+    assert values["a"] == ["N", 4] and values["s"] == ["N", 4] and values["y"] == ["N", "dyn__1"]
+
+
 @pytest.mark.parametrize(
     ("name", "member"),
     [("magika", None), ("silero-vad", None)],
@@ -155,3 +208,22 @@ def test_real_models_from_their_wheels(name: str, member) -> None:
         assert checked.count("Max") >= 3 and "ReduceMax" in checked
     else:  # its nodes sit in If / Loop bodies
         assert any("attribute." in n.path for n in result.nodes)
+
+
+@pytest.mark.parametrize("name", sorted(models.OPEN_DIMS))
+def test_open_dims_of_real_models_flow_without_warnings(name: str) -> None:
+    """Issue 31's models: their engine-made dims (ONNX's unk__N, unnamed input dims as dyn__N) meet in
+    broadcasting, concat and MatMul as notes, never as .assumption warnings, and flow as expressions."""
+    result = check(models.wheel_model(name, CACHE))
+    found = [(d.severity, d.rule) for n in result.nodes for d in n.diagnostics] + [
+        (d.severity, d.rule) for d in result.diagnostics
+    ]
+    assert not [f for f in found if f[0] == "warning"], found
+    assert all(severity == "info" for severity, rule in found if rule.endswith((".assumption", ".unified")))
+    assert result.coverage.not_checked == {}
+    if name != "oww-melspectrogram":  # its Clip(max=inf) is refused on the way in: another fault, not dims
+        assert result.valid
+    if name == "ppocr-det":
+        shapes = {v["name"]: v["shape"] for v in result.values()}
+        assert shapes["x"] == ["dyn__0", 3, "dyn__1", "dyn__2"]  # the input's unnamed dims, named
+        assert "(dyn__1 - 1) // 4 + 1" in {d for shape in shapes.values() if shape for d in shape}
