@@ -69,9 +69,12 @@ class PlainTensor(RankAndStrides, msgspec.Struct, forbid_unknown_fields=True):
         shape = self.shape
         if shape is not None:
             check_rank(shape)
-            for index, dim in enumerate(shape):
+            for dim in shape:
                 if type(dim) is str and not _unknown_or_symbol(dim):
-                    shape[index] = _expression(dim)  # in canonical form, as parse_dim gives it
+                    shape = [
+                        _expression(d) if type(d) is str and not _unknown_or_symbol(d) else d for d in shape
+                    ]
+                    break  # in canonical form, as parse_dim gives them
             # the dims are parse_dim's already, but for the two spellings of unknown
             if -1 in shape or "?" in shape:
                 self.shape = tuple([None if d == -1 or d == "?" else d for d in shape])  # type: ignore[assignment]

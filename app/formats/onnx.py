@@ -25,6 +25,7 @@ import onnx
 from google.protobuf.message import DecodeError
 from onnx import numpy_helper
 
+from app.core import dims
 from app.core.config import Settings
 from app.core.dims import ENGINE_MADE
 from app.core.dtypes import DTYPES, canonical_dtype
@@ -237,6 +238,15 @@ def _refuse_external(tensor: onnx.TensorProto, where: str) -> None:
         )
 
 
+def _expression(text: str) -> int | str | None:
+    """A dim_param that reads as a dim expression, in canonical form; else (a name such as "batch size")
+    an unknown dim."""
+    try:
+        return dims.parse(text)
+    except ValueError:
+        return None
+
+
 def _dtype(elem_type: int) -> str | None:
     if elem_type == 0:
         return None
@@ -302,8 +312,10 @@ class _Reader:
                 shape.append(symbol)
                 if ENGINE_MADE.match(symbol):
                     self.engine_names = True
+            elif which == "dim_param":  # an expression, as exporters write "past_sequence_length + 1"
+                shape.append(_expression(symbol))
             else:
-                shape.append(None)  # unnamed, or a name such as "batch size" that is not a symbol
+                shape.append(None)  # unnamed
         return Value(_dtype(tensor.elem_type), tuple(shape))
 
     def tensor(self, tensor: onnx.TensorProto, where: str) -> Value:

@@ -268,10 +268,13 @@ def _concat(d: Any, ctx: Context) -> list[Shape] | None:
     out: list[Dim] = []
     for dim in range(rank):
         if dim == axis:
-            out.append(dims.total(s[axis] for s in shapes) if None not in shapes else None)  # type: ignore[index]
+            sizes = [s[axis] for s in shapes] if None not in shapes else [None]  # type: ignore[index]
+            out.append(sum(sizes) if all(type(v) is int for v in sizes) else dims.total(sizes))  # type: ignore[arg-type]
             continue
         decided = next((s[dim] for _, s in known if isinstance(s[dim], int)), known[0][1][dim])
         for index, shape in known:
+            if shape[dim] == decided:
+                continue
             if dims_conflict(shape[dim], decided):
                 ctx.error(f"{CONCAT}.inputs.dim", f"inputs[{index}].shape[{dim}]", f"input {index} has {shape[dim]} "
                           f"in dim {dim}, where another input has {decided}; only the axis dim ({axis}) may differ")  # fmt: skip

@@ -162,6 +162,25 @@ def test_kv_cache_step_has_past_plus_one_on_its_present_edges() -> None:
     )
 
 
+def test_a_dim_param_that_is_an_expression_is_read_as_one() -> None:
+    """Exporters write present lengths as "past_sequence_length + 1": read as that expression, it agrees
+    with opspec's, and a dim_param that is no expression ("batch size") is an unknown dim."""
+    model = onnx.load_from_string(models.kv_cache_step())
+    for output in model.graph.output:
+        if output.name.startswith("present"):
+            output.CopyFrom(
+                helper.make_tensor_value_info(output.name, TensorProto.FLOAT, ["B", "1 + past", 16])
+            )
+    model.graph.input[0].CopyFrom(
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch size", 1, 16])
+    )
+    result = check(model.SerializeToString())
+    assert result.valid
+    values = {v["name"]: v for v in result.values()}
+    assert values["present_key"]["shape"] == ["B", "past + 1", 16]
+    assert values["x"]["shape"] == ["B", 1, 16]  # unknown, named dyn__0, then taken as the B it meets
+
+
 def test_engine_made_dims_meet_as_notes_and_one_name_flows() -> None:
     """Unnamed input dims (fresh dyn__N names) meeting a user's name and each other in broadcasting and
     MatMul: notes, never warnings; one name from there on, said once per pair."""
