@@ -99,6 +99,8 @@ def _scale(p: Poly, k: int) -> Poly:
 
 
 def _mul(p: Poly, q: Poly) -> Poly:
+    if len(p) * len(q) > EXPR_NODES:  # (a + b) * (c + d) * ... would expand past any text's bounds
+        raise ValueError(f"expands to more than {EXPR_NODES} terms")
     terms: dict[tuple, int] = {}
     for m1, c1 in p:
         for m2, c2 in q:

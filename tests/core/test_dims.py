@@ -135,6 +135,7 @@ def test_canonical_forms(given_text, canonical) -> None:
         ("S + " + "x" * 300, "characters long; at most 256"),
         ("S + " + "x" * 65, "symbol of 65 characters; at most 64"),
         ("S + 99999999999999999999", "above int64"),
+        (" * ".join(f"(A{k} + B{k})" for k in range(16)), "expands to more than 64 terms"),
     ],
 )
 def test_bad_expressions_say_why(text, said) -> None:
