@@ -528,13 +528,35 @@ def parse(text: str) -> int | str:
     return dim
 
 
+_RESULTS: dict[tuple, Dim] = {}  # (operation, operands) -> result: a model repeats its few shapes
+
+
 def _apply(op: Any, *dims: Dim) -> Dim:
-    if any(d is None for d in dims):
+    if None in dims:
         return None
+    key = (op, *dims)
+    if key in _RESULTS:
+        return _RESULTS[key]
     try:
-        return _dim(op(*[_poly(d) for d in dims]))  # type: ignore[arg-type]
+        found = _dim(op(*[_poly(d) for d in dims]))  # type: ignore[arg-type]
     except (ValueError, ZeroDivisionError):
-        return None
+        found = None
+    if len(_RESULTS) >= _CACHE_MOST:
+        _RESULTS.clear()
+    _RESULTS[key] = found
+    return found
+
+
+def _sub(p: Poly, q: Poly) -> Poly:
+    return _add(p, q, -1)
+
+
+def _min(p: Poly, q: Poly) -> Poly:
+    return _minmax(MIN, p, q)
+
+
+def _max(p: Poly, q: Poly) -> Poly:
+    return _minmax(MAX, p, q)
 
 
 def add(a: Dim, b: Dim) -> Dim:
@@ -546,7 +568,7 @@ def add(a: Dim, b: Dim) -> Dim:
 def sub(a: Dim, b: Dim) -> Dim:
     if type(a) is int and type(b) is int:
         return a - b
-    return _apply(lambda p, q: _add(p, q, -1), a, b)
+    return _apply(_sub, a, b)
 
 
 def mul(a: Dim, b: Dim) -> Dim:
@@ -572,13 +594,13 @@ def mod(a: Dim, b: Dim) -> Dim:
 def minimum(a: Dim, b: Dim) -> Dim:
     if type(a) is int and type(b) is int:
         return min(a, b)
-    return _apply(lambda p, q: _minmax(MIN, p, q), a, b)
+    return _apply(_min, a, b)
 
 
 def maximum(a: Dim, b: Dim) -> Dim:
     if type(a) is int and type(b) is int:
         return max(a, b)
-    return _apply(lambda p, q: _minmax(MAX, p, q), a, b)
+    return _apply(_max, a, b)
 
 
 def total(dims: Iterable[Dim]) -> Dim:
