@@ -470,6 +470,7 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
     memo = Memo()
     engine = graph.engine
     engine_names = graph.engine_names
+    renaming = False  # some name is bound: every value stored from here on reads it as its dim
     clashes: dict[tuple[tuple[int, ...], tuple[int, ...]], bool] = {}
     kept: list[tuple[list[Value], list[Value | None]]] = []  # the values compared, so their ids stay theirs
     for step, place in enumerate(ordered):
@@ -529,9 +530,11 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
                 not_checked[node.kind] += 1
         if result.bindings is not None and symbols.bind(result.bindings):
             _rename(values, symbols)
+            renaming = True
         if engine_names and result.checked_by == "opspec":
             result = _engine_names(node, result, flow, symbols, engine)
-        if flow and (symbols.bound or result.typed_by != "opspec"):
+            renaming = renaming or bool(symbols.bound)
+        if flow and (renaming or result.typed_by != "opspec"):
             named = [_named(v, symbols, result.typed_by != "opspec") for v in flow]
             if named != flow:  # a new answer: the memo may share this one with other nodes
                 flow, result = named, replace(result, outputs=[memo.types(v) for v in named])
@@ -858,7 +861,7 @@ class _Same:
         return NodeResult(
             node.id, node.name, node.kind, r.checked_as, r.valid, r.inputs, r.outputs,
             [_moved(d, path) for d in r.diagnostics] if r.diagnostics else [], path,
-            descriptor=r.descriptor, bindings=r.bindings,
+            descriptor=r.descriptor,  # not its bindings: made once, they hold for every node after
         )  # fmt: skip
 
 
