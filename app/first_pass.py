@@ -6,7 +6,8 @@ Python validators per field. msgspec decodes this subset of the wire format in C
 that hold what those models hold (the same field names, values and defaults) and that the check reads
 the same way. Each value goes through the same rules as in the models: canonical_dtype, the rank limit
 (tensors.check_rank), parse_dim's dims (their ranges and lengths as msgspec constraints, checked in C;
-a string's symbol by parse_dim's SYMBOL) and the int64 range of axes (a constraint); the tensors
+a string's symbol by parse_dim's SYMBOL, an expression by app/core/dims.py into its canonical form)
+and the int64 range of axes (a constraint); the tensors
 answer rank and strides_fit by Tensor's own mixin (RankAndStrides). Whatever falls outside (another
 op, another field, a value a rule refuses, a repeated kind, JSON msgspec cannot read) answers None,
 and pydantic parses the text as before, with every error and its path. tests/test_first_pass.py holds
@@ -20,26 +21,35 @@ from typing import Annotated, ClassVar, cast
 
 import msgspec
 
+from app.core import dims
 from app.core.dtypes import canonical_dtype
 from app.core.numbers import INT64_MAX, INT64_MIN
 from app.core.registry import Descriptor
-from app.core.shapes import SYMBOL, SYMBOL_CHARS
+from app.core.shapes import EXPR_CHARS, SYMBOL, SYMBOL_CHARS
 from app.core.tensors import RankAndStrides, check_rank
 
-# A dim as parse_dim takes it: an int in [-1, INT64_MAX] (-1 unknown) or a string of at most SYMBOL_CHARS
-# characters, checked by msgspec in C, the string then "?" or a symbol (PlainTensor checks: msgspec's
-# own pattern check took half of a batch descriptor's decoding), or null. Anything else, a dim parse_dim
-# refuses included, leaves the descriptor to pydantic, which names it.
+# A dim as parse_dim takes it: an int in [-1, INT64_MAX] (-1 unknown) or a string of at most EXPR_CHARS
+# characters, checked by msgspec in C, the string then "?", a symbol or an expression (PlainTensor
+# checks: msgspec's own pattern check took half of a batch descriptor's decoding), or null. Anything
+# else, a dim parse_dim refuses included, leaves the descriptor to pydantic, which names it.
 WireDim = (
     Annotated[int, msgspec.Meta(ge=-1, le=INT64_MAX)]
-    | Annotated[str, msgspec.Meta(max_length=SYMBOL_CHARS)]
+    | Annotated[str, msgspec.Meta(max_length=EXPR_CHARS)]
     | None
 )
 
 
 @functools.lru_cache(maxsize=4096)  # a model's few symbols (N, C, H, W) come back in every descriptor
 def _unknown_or_symbol(text: str) -> bool:
-    return text == "?" or SYMBOL.match(text) is not None
+    return text == "?" or (SYMBOL.match(text) is not None and len(text) <= SYMBOL_CHARS)
+
+
+def _expression(text: str) -> int | str:
+    """An expression's canonical form (dims.parse keeps the texts it read); ValueError sends the
+    descriptor to pydantic, which names the fault."""
+    if SYMBOL.match(text):  # a symbol too long for a symbol
+        raise ValueError("not a dim")
+    return dims.parse(text)
 
 
 Int64 = Annotated[int, msgspec.Meta(ge=INT64_MIN, le=INT64_MAX)]
@@ -61,7 +71,10 @@ class PlainTensor(RankAndStrides, msgspec.Struct, forbid_unknown_fields=True):
             check_rank(shape)
             for dim in shape:
                 if type(dim) is str and not _unknown_or_symbol(dim):
-                    raise ValueError("not a dim")  # pydantic parses it again and says why
+                    shape = [
+                        _expression(d) if type(d) is str and not _unknown_or_symbol(d) else d for d in shape
+                    ]
+                    break  # in canonical form, as parse_dim gives them
             # the dims are parse_dim's already, but for the two spellings of unknown
             if -1 in shape or "?" in shape:
                 self.shape = tuple([None if d == -1 or d == "?" else d for d in shape])  # type: ignore[assignment]

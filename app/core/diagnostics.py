@@ -124,6 +124,9 @@ class Report:
     def warn(self, rule_id: str, path: str, message: Message) -> None:
         self._add("warning", rule_id, path, message)
 
+    def note(self, rule_id: str, path: str, message: Message) -> None:
+        self._add("info", rule_id, path, message)
+
     @property
     def ok(self) -> bool:
         if not self._listed and not self._dropped:  # the common case: nothing to report

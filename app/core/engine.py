@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 
+from app.core import dims
 from app.core.config import Settings
-from app.core.diagnostics import Diagnostic, Message, PathError, Report
+from app.core.diagnostics import Diagnostic, Message, PathError, Report, Rule
 from app.core.dtypes import DTYPES, describe
 from app.core.payload import (
     LimitExceeded,
@@ -22,11 +23,27 @@ from app.core.payload import (
     refuse_wide_dims,
 )
 from app.core.registry import Descriptor, OpSpec, OutputType, port_dtype_rule
-from app.core.shapes import dims_conflict, format_shape, is_static, numel, wire_shape
+from app.core.shapes import Assumption, Dim, dims_conflict, format_shape, is_static, numel, wire_shape
+
+
+def assumption_rules(prefix: str, what: str, spec: str) -> tuple[Rule, Rule]:
+    """The two rules of an assumption a shape rule may rest on (Context.assume): a warning when the
+    sizes are the user's names, a note when an engine made one of them up."""
+    return (
+        Rule(f"{prefix}.assumption", f"{what}: the answer rests on an assumption about sizes, stated once "
+             "per pair (two names taken equal are one name from there on).", spec, "warning"),
+        Rule(f"{prefix}.unified", f"{what}, where an engine made one of the sizes up (ONNX's unk__N, a "
+             "graph's unknown dim dyn__N): the answer takes them equal, or as it must, and says so once.",
+             spec, "info"),
+    )  # fmt: skip
 
 
 class Context:
     """What a shape rule reports through, and where it gets constant inputs' values."""
+
+    # Set on an assumption's first use (most checks make none): name -> the dim the answer reads it as.
+    bindings: dict[str, Dim] | None = None
+    _pairs: frozenset | set = frozenset()
 
     def __init__(self, spec: OpSpec, descriptor: Descriptor, settings: Settings):
         self.spec = spec
@@ -40,6 +57,27 @@ class Context:
 
     def warn(self, rule: str, path: str, message: Message) -> None:
         self.report.warn(rule, path, message)
+
+    def assume(self, rule: str, path: str, assumption: Assumption, message: str | None = None) -> None:
+        """An assumption the answer rests on (see assumption_rules), said once per pair of sizes; its
+        binding holds for the whole answer (engine.check applies it to the outputs) and, in a graph,
+        downstream."""
+        if assumption.pair:
+            if assumption.pair in self._pairs:
+                return
+            if not self._pairs:
+                self._pairs = set()
+            self._pairs.add(assumption.pair)  # type: ignore[union-attr]
+        if assumption.binding is not None:
+            if self.bindings is None:
+                self.bindings = {}
+            name, dim = assumption.binding
+            self.bindings[name] = dims.substitute(dim, self.bindings)
+        text = message or assumption.message
+        if assumption.engine:
+            self.report.note(f"{rule}.unified", path, text)
+        else:
+            self.report.warn(f"{rule}.assumption", path, text)
 
     def values(self, index: int) -> np.ndarray | None:
         """Input `index`'s data as an array, or None when it has none or the data is bad (reported once)."""
@@ -64,6 +102,8 @@ class Verdict:
     valid: bool
     outputs: list[OutputType] | None
     diagnostics: list[Diagnostic]
+    # Names the answer took to be other dims (Context.assume), for a graph to read so from here on.
+    bindings: dict[str, Dim] | None = None
 
     def wire_outputs(self) -> list[dict[str, Any]] | None:
         """The inferred outputs as the wire has them: dtype, and shape with an unknown dim as -1."""
@@ -171,13 +211,24 @@ def check(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> tuple[Ver
     if _check_inputs(spec, ctx):
         inferred = spec.infer(descriptor, ctx)
         if inferred is not None:
-            outputs = list(inferred)
+            outputs = list(inferred) if ctx.bindings is None else _bound(inferred, ctx.bindings)
             _check_declared(spec, ctx, outputs)
         elif spec.output_dtypes is not None:
             # No outputs, but the dtypes may be known: a declared dtype is checked all the same.
             _check_declared(spec, ctx, [OutputType(dtype, None) for dtype in spec.output_dtypes(descriptor)])  # type: ignore[arg-type]
-    verdict = Verdict(spec.kind, ctx.report.ok, outputs, ctx.report.diagnostics)
+    verdict = Verdict(spec.kind, ctx.report.ok, outputs, ctx.report.diagnostics, ctx.bindings)
     return verdict, ctx
+
+
+def _bound(outputs: Sequence[OutputType], bindings: dict[str, Dim]) -> list[OutputType]:
+    """The outputs with the names an assumption bound read as their dims (an answer names one of two
+    sizes it took equal)."""
+    return [
+        out
+        if out.shape is None
+        else OutputType(out.dtype, tuple([dims.substitute(d, bindings) for d in out.shape]))
+        for out in outputs
+    ]
 
 
 def verdict(spec: OpSpec, descriptor: Descriptor, settings: Settings) -> Verdict:

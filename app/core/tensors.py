@@ -19,7 +19,7 @@ from pydantic import (
 from app.core.config import get_settings
 from app.core.dtypes import DTYPE_PATTERN, canonical_dtype
 from app.core.numbers import INT64_MAX, Int64, Int64s, Integer, Numbers, int64s_as_given
-from app.core.shapes import SYMBOL_CHARS, Shape, parse_dim
+from app.core.shapes import EXPR_CHARS, SYMBOL_CHARS, Shape, parse_dim
 
 DTypeName = Annotated[
     str,
@@ -33,7 +33,8 @@ DTypeName = Annotated[
 ]
 
 
-# What parse_dim accepts, as the schema states it: an int64 >= -1, "?" or a symbol, or null.
+# What parse_dim accepts, as the schema states it: an int64 >= -1, "?", a symbol or an expression over
+# symbols (app/core/dims.py; its grammar is checked there), or null.
 WireDim = Annotated[
     Integer | str | None,
     WithJsonSchema(
@@ -41,6 +42,7 @@ WireDim = Annotated[
             "anyOf": [
                 {"type": "integer", "minimum": -1, "maximum": INT64_MAX},
                 {"type": "string", "pattern": f"^(?:\\?|[A-Za-z_][A-Za-z0-9_]{{0,{SYMBOL_CHARS - 1}}})$"},
+                {"type": "string", "pattern": "^[A-Za-z0-9_ +*/%(),-]+$", "maxLength": EXPR_CHARS},
                 {"type": "null"},
             ]
         }
@@ -111,8 +113,8 @@ class Tensor(BaseModel, RankAndStrides):
         fail_fast=True,
         # max_rank as it is when the schema is made (the app's OpenAPI document): the schema says it.
         json_schema_extra=lambda schema: schema.update(maxItems=get_settings().max_rank),
-        description="Dims outermost first: integer >= 0; -1, null or '?' for unknown; a symbol such as 'N'. "
-        "null for unknown rank.",
+        description="Dims outermost first: integer >= 0; -1, null or '?' for unknown; a symbol such as 'N', or "
+        "an integer expression over symbols ('S + T', '(H - 1) // 2 + 1', 'min(S, 512)'). null for unknown rank.",
         examples=[[2, "N", 4]],
     )
     data: Any = Field(

@@ -31,6 +31,7 @@ from app.core.diagnostics import Diagnostic, Related, Rule, Severity
 from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.payload import LimitExceeded, encode
 from app.core.shapes import Shape, wire_shape
+from app.core.symbols import GraphSymbols
 from app.core.tensors import TensorType
 from app.formats.errors import shown
 from app.formats.jsonpos import parent
@@ -62,6 +63,9 @@ RULES: dict[str, Rule] = {
              "it is not checked; the diagnostic says why.", READER, "info"),
         Rule("graph.unknown_dim", "A dim the file writes as a range or an unknown size is taken as unknown.",
              READER, "info"),
+        Rule("graph.engine_dim", "Where another engine's inference names a dim with a symbol it made up "
+             "(ONNX's unk__N) and opspec infers it (an expression, a size, a name), opspec's flows on and the "
+             "engine's name reads as it across the graph.", READER, "info"),
         Rule("graph.weights", "An IR's weights (.bin) come with it, so values read from them (axes, shapes) "
              "are known.", READER, "warning"),
         Rule("onnx.shape_inference", "ONNX's own shape inference (onnx.shape_inference.infer_shapes, strict, "
@@ -182,6 +186,9 @@ class Graph:
     # dim only with an unknown dim), "known" (an unknown dim or rank agrees with anything: OpenVINO's IR,
     # where a port with no <dim> may be a scalar or of unknown rank).
     declarations: str = "known"
+    # Some declared or engine-typed dim is a name an engine made up (ONNX's unk__N): where opspec infers
+    # such a dim, its answer flows on (walk's _engine_names; skipped, as most graphs need, when False).
+    engine_names: bool = False
 
 
 @dataclass(slots=True)
@@ -209,6 +216,8 @@ class NodeResult:
     # Who typed each output, where they differ (opspec the op's outputs, the engine the rest); None: all
     # by typed_by.
     outputs_typed_by: list[str | None] | None = None
+    # Names the check took to be other dims (engine.Verdict.bindings): the walk reads them so downstream.
+    bindings: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -497,7 +506,10 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
     ordered, problems = _order(graph)
     edges = _edges(graph)
     bar = _progress(len(graph.nodes))
-    values: dict[str, Value] = dict(graph.graph_inputs)
+    symbols = GraphSymbols(value.shape for value in graph.graph_inputs.values())
+    values: dict[str, Value] = {
+        name: _named(value, symbols, True) for name, value in graph.graph_inputs.items()
+    }
     typed: dict[str, str | None] = {}
     results: list[NodeResult | None] = [None] * len(graph.nodes)  # by place: answered in file order
     not_checked: Counter[str] = Counter()
@@ -506,6 +518,8 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
     foreign = IMPLEMENTATIONS - {graph.implementation}
     memo = Memo()
     engine = memo.engine = graph.engine
+    engine_names = graph.engine_names
+    renaming = False  # some name is bound: every value stored from here on reads it as its dim
     clashes: dict[tuple[Any, ...], bool] = {}
     kept: list[Any] = []  # the values compared, so their ids stay theirs
     diverged: set[str] = set()  # values opspec infers otherwise than the engine took them to be
@@ -569,6 +583,16 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
                 by_engine[result.checked_by] += 1
             else:
                 not_checked[node.kind] += 1
+        if result.bindings is not None and symbols.bind(result.bindings):
+            _rename(values, symbols)
+            renaming = True
+        if engine_names and result.checked_by == "opspec":
+            result = _engine_names(node, result, flow, symbols, engine)
+            renaming = renaming or bool(symbols.bound)
+        if flow and (renaming or result.typed_by != "opspec"):
+            named = [_named(v, symbols, result.typed_by != "opspec") for v in flow]
+            if named != flow:  # a new answer: the memo may share this one with other nodes
+                flow, result = named, replace(result, outputs=[memo.types(v) for v in named])
         if len(node.outputs) == 1 and flow:  # the usual one output, without a zip
             name = node.outputs[0]
             if name not in values:
@@ -595,6 +619,58 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
         graph.format, nodes, kinds, [*graph.diagnostics, *problems, *chain.from_iterable(edges.values()), *missing],
         graph.positions, coverage, graph, values, typed, edges,
     )  # fmt: skip
+
+
+ENGINE_NAMES = {"onnx": "ONNX's shape inference", "openvino": "OpenVINO's type inference"}
+
+
+def _named(value: Value, symbols: GraphSymbols, fresh: bool) -> Value:
+    """`value` with its dims as the graph reads them: bound names replaced, and (`fresh`: a type nobody
+    inferred) each unknown dim a new name. The same object when nothing changes."""
+    shape = symbols.apply(value.shape)
+    if fresh:
+        symbols.see(shape)
+        shape = symbols.fresh(shape)
+    if shape is value.shape:
+        return value
+    return Value(value.dtype, shape, value.data, value.note, value.layout, value.strides, value.property)
+
+
+def _rename(values: dict[str, Value], symbols: GraphSymbols) -> None:
+    """Every value so far with its bound names read as their dims (a binding holds from where it is
+    made, for every node after)."""
+    for name, value in values.items():
+        named = _named(value, symbols, False)
+        if named is not value:
+            values[name] = named
+
+
+def _engine_names(
+    node: Node, result: NodeResult, flow: list[Value], symbols: GraphSymbols, engine: str
+) -> NodeResult:
+    """Where the file or another engine names an output dim with a symbol an engine made up (ONNX's
+    unk__N) and opspec inferred the dim: that name reads as opspec's dim across the graph, and the node
+    says so once. A new answer where it says so: the memo may share `result` with other nodes."""
+    said: list[Diagnostic] = []
+    for theirs in (node.engine_outputs, node.declared_outputs):
+        if not theirs:
+            continue
+        for index, (ours, other) in enumerate(zip(flow, theirs, strict=False)):
+            if ours is None or other is None:
+                continue
+            for axis, name, dim in symbols.named_by_engine(ours.shape, other.shape):
+                if symbols.bind({name: dim}):
+                    who = (
+                        ENGINE_NAMES.get(engine, "the engine's inference")
+                        if theirs is node.engine_outputs
+                        else "the file"
+                    )
+                    message = (
+                        f"output {index}: {who} names dim {axis} {name}; opspec infers {dim}, which flows on "
+                        f"({name} reads as {dim} across the graph)"
+                    )
+                    said.append(diagnostic("graph.engine_dim", f"{node.path}.output[{index}]", message))
+    return replace(result, diagnostics=[*result.diagnostics, *said]) if said else result
 
 
 def _engine(
@@ -653,8 +729,8 @@ def _engine(
                         )
                     )
     elif node.engine_checked or any(d.severity == "error" for d in found):
-        if complete:
-            flow = [v for v in theirs[:count]]  # type: ignore[index,misc]
+        if complete:  # (an optional output the node leaves out has no type)
+            flow = [v if v is not None else Value(None, None) for v in theirs[:count]]  # type: ignore[index]
             typed_by = engine
         checked_by = engine
     if not found and not notes and checked_by == result.checked_by and typed_by == result.typed_by:
@@ -834,7 +910,7 @@ def _check(
     if seen is None:
         translation = node.translate(node, inputs)
         if translation.descriptor is None:
-            seen = _Seen(translation.notes, translation.why, None, None, [])
+            seen = _Seen(translation.notes, translation.why, None, None, [], None)
         else:
             seen = _Seen(translation.notes, "", *_verdict(translation.descriptor, settings, foreign, memo))
             seen.descriptor = translation.descriptor
@@ -876,7 +952,7 @@ def _check(
     result = NodeResult(
         node.id, node.name, node.kind, seen.checked_as, valid, [types(v) for v in inputs],
         [types(v) for v in flow], out, node.path, descriptor=seen.descriptor, native_inputs=seen.native_inputs,
-        outputs_typed_by=by,
+        outputs_typed_by=by, bindings=seen.bindings,
     )  # fmt: skip
     if key is not None and not seen.found:
         seen.same = memo.last = _Same(result, flow, inputs)
@@ -931,6 +1007,7 @@ class _Same:
         return NodeResult(
             node.id, node.name, node.kind, r.checked_as, r.valid, r.inputs, r.outputs,
             [_moved(d, path) for d in r.diagnostics] if r.diagnostics else [], path,
+            # (not its bindings: made once, they hold for every node after)
             descriptor=r.descriptor, native_inputs=r.native_inputs, outputs_typed_by=r.outputs_typed_by,
         )  # fmt: skip
 
@@ -947,6 +1024,7 @@ class _Seen:
     checked_as: str | None
     outputs: list[Value] | None
     found: Found
+    bindings: dict[str, Any] | None  # names the check took to be other dims
     same: _Same | None = None
     descriptor: dict[str, Any] | None = None  # what was checked
     native_inputs: list[int] | None = None
@@ -957,7 +1035,7 @@ class Memo:
     and a model repeats the same node (a block of layers, a chain) many times over."""
 
     def __init__(self) -> None:
-        self.checks: dict[Any, tuple[str, list[Value] | None, Found]] = {}
+        self.checks: dict[Any, tuple[str, list[Value] | None, Found, Any]] = {}
         self.nodes: dict[Any, _Seen] = {}
         # by (signature, ids of the input values, ids of the declared outputs): see walk()
         self.same: dict[tuple[Any, tuple[int, ...], tuple[int, ...]], _Same] = {}
@@ -975,8 +1053,9 @@ class Memo:
 
 def _verdict(
     raw: dict[str, Any], settings: Settings, foreign: frozenset[str], memo: Memo
-) -> tuple[str, list[Value] | None, Found]:
-    """The opspec kind checked, the inferred outputs and the findings (paths in descriptor terms)."""
+) -> tuple[str, list[Value] | None, Found, Any]:
+    """The opspec kind checked, the inferred outputs, the findings (paths in descriptor terms) and the
+    names the check took to be other dims."""
     key = json.dumps(raw)  # the C encoder: a key in microseconds; a descriptor is JSON-shaped data
     cached = memo.checks.get(key)
     if cached is not None:
@@ -991,7 +1070,7 @@ def _verdict(
             d = Diagnostic(severity="error", rule=rule, path=error["path"], message=error["message"],
                            spec=spec.spec if spec else READER)  # fmt: skip
             found.append((rule, error["path"], d))
-        answer: tuple[str, list[Value] | None, Found] = (BY_NAME[raw["kind"]].kind, None, found)
+        answer: tuple[str, list[Value] | None, Found, Any] = (BY_NAME[raw["kind"]].kind, None, found, None)
     else:
         spec = BY_NAME[descriptor.kind]
         verdict, _ = engine.check(spec, descriptor, settings)
@@ -1001,7 +1080,7 @@ def _verdict(
                 continue
             found.append((d.rule, d.path, d))
         outputs = None if verdict.outputs is None else [Value(o.dtype, o.shape) for o in verdict.outputs]
-        answer = (spec.kind, outputs, found)
+        answer = (spec.kind, outputs, found, verdict.bindings)
     memo.checks[key] = answer
     return answer
 

@@ -25,7 +25,9 @@ import onnx
 from google.protobuf.message import DecodeError
 from onnx import numpy_helper
 
+from app.core import dims
 from app.core.config import Settings
+from app.core.dims import ENGINE_MADE
 from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.numbers import clip
 from app.core.payload import LimitExceeded
@@ -245,6 +247,15 @@ def _refuse_external(tensor: onnx.TensorProto, where: str) -> None:
         )
 
 
+def _expression(text: str) -> int | str | None:
+    """A dim_param that reads as a dim expression, in canonical form; else (a name such as "batch size")
+    an unknown dim."""
+    try:
+        return dims.parse(text)
+    except ValueError:
+        return None
+
+
 def _dtype(elem_type: int) -> str | None:
     if elem_type == 0:
         return None
@@ -299,6 +310,7 @@ class _Reader:
         self.opsets: dict[str, int] = {}  # the model's opset_import, by domain
         self.functions: set[tuple[str, str]] = set()  # (domain, name) of the model's own functions
         self.schemas: dict[tuple[str, str], bool] = {}
+        self.engine_names = False  # some dim is a name an engine made up (Graph.engine_names)
 
     def value(self, info: onnx.ValueInfoProto, where: str) -> Value:
         kind = info.type.WhichOneof("value")
@@ -328,8 +340,12 @@ class _Reader:
                     shape.append(dim.dim_value)
             elif which == "dim_param" and SYMBOL.match(symbol := _text(dim.dim_param)):
                 shape.append(symbol)
+                if ENGINE_MADE.match(symbol):
+                    self.engine_names = True
+            elif which == "dim_param":  # an expression, as exporters write "past_sequence_length + 1"
+                shape.append(_expression(symbol))
             else:
-                shape.append(None)  # unnamed, or a name such as "batch size" that is not a symbol
+                shape.append(None)  # unnamed
         return Value(_dtype(tensor.elem_type), tuple(shape))
 
     def tensor(self, tensor: onnx.TensorProto, where: str) -> Value:
@@ -353,7 +369,10 @@ class _Reader:
                 self.problems.append(
                     diagnostic("onnx.shape_inference", "graph", f"node {shown(name)}: {message}")
                 )
-        return Graph(FORMAT, "onnxruntime", self.nodes, self.inputs, self.problems, engine="onnx")
+        return Graph(
+            FORMAT, "onnxruntime", self.nodes, self.inputs, self.problems, engine="onnx",
+            engine_names=self.engine_names,
+        )  # fmt: skip
 
     def read(self, g: onnx.GraphProto, ids: str, where: str, outer: dict[str, str]) -> None:
         """A graph's declared types, initializers and nodes; a node's subgraphs come just before it (they

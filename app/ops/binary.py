@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from app.core.diagnostics import Rule
-from app.core.engine import Context
+from app.core.engine import Context, assumption_rules
 from app.core.family import ONEDNN, ONEDNN_VERSION, Attr, In, Out, attr, build, constraints, rows
 from app.core.mismatch import Tolerance
 from app.core.shapes import Shape, broadcast_shapes, dims_conflict, format_shape
@@ -76,8 +76,8 @@ def broadcast_rules(kind: str) -> tuple[Rule, ...]:
         Rule(f"{kind}.broadcast", "With auto_broadcast numpy, the inputs broadcast together: ranks aligned on the "
              "right, each dim equal or 1 (a 1 beside a 0 gives 0, as in NumPy).",
              f"{page}, Inputs (note on auto_broadcast)"),
-        Rule(f"{kind}.broadcast.assumption", "A symbolic or unknown dim is broadcast against other sizes: the "
-             "answer states what it must be for the descriptor to hold.", f"{page}, Inputs", "warning"),
+        *assumption_rules(f"{kind}.broadcast", "A symbolic or unknown dim is broadcast against other sizes",
+                          f"{page}, Inputs"),
     )  # fmt: skip
 
 
@@ -138,7 +138,7 @@ def broadcast(kind: str, d: Any, ctx: Context, ports: Sequence[tuple[int, str]])
     for a in answer.assumptions:
         index, _ = ports[a.input]
         message = _INPUT.sub(lambda m: ", ".join(names[k] for k in m.group(1).split(", ")), a.message)
-        ctx.warn(f"{kind}.broadcast.assumption", f"inputs[{index}].shape[{a.axis - pads[a.input]}]", message)
+        ctx.assume(f"{kind}.broadcast", f"inputs[{index}].shape[{a.axis - pads[a.input]}]", a, message)
     return False if answer.problems else answer.shape
 
 

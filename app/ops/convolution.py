@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+from app.core import dims
 from app.core.diagnostics import Rule
 from app.core.engine import Context
 from app.core.family import ONEDNN_VERSION, Attr, In, Out, build, rows
@@ -185,7 +186,7 @@ class Window:
     mode: str  # auto_pad, lowercase
     groups: int
 
-    def pads(self, i: int, big: Dim, kernel: Dim, transposed: bool) -> tuple[int, int] | None:
+    def pads(self, i: int, big: Dim, kernel: Dim, transposed: bool) -> tuple[Dim, Dim] | None:
         """The pads along spatial dim i: given, or as auto_pad works them out (from the big side's size,
         except ConvTranspose's, which depend on no size)."""
         if self.mode == "none":
@@ -524,7 +525,7 @@ class _Check:
         if m.computes == WEIGHTS:
             if parts.weights is not None:
                 return parts.weights
-            per_group = big[1] // g if isinstance(big[1], int) else big[1] if g == 1 else None
+            per_group = dims.floordiv(big[1], g)
             return join_weights(small[1], per_group, weights[2], wfmt, m)
         if parts.big is not None:  # told (dst_shape)
             return parts.big
@@ -536,10 +537,8 @@ class _Check:
 
 
 def _times(channels: Dim, groups: int) -> Dim:
-    """Per-group channels times the groups: a symbol stays only with one group."""
-    if isinstance(channels, int):
-        return channels * groups
-    return channels if groups == 1 else None
+    """Per-group channels times the groups."""
+    return dims.mul(channels, groups)
 
 
 def shape_rule(member: Member):

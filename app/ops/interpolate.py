@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from app.core import data_format
+from app.core import data_format, dims
 from app.core.data_format import DATA_FORMAT
 from app.core.diagnostics import Rule
 from app.core.engine import Context
@@ -79,13 +80,25 @@ def _rules(kind: str, backward: bool) -> list[Rule]:
     return rules
 
 
+# A scale whose f32 is m / 2^k with m and 2^k at most this gives `m * size // 2^k` on a symbolic size:
+# the f32 product is exact while m * size < 2^24, so for every size below 2^18.
+SCALE_TERMS = 64
+
+
 def _scaled(size: Dim, scale: float) -> Dim:
     """floor(size * scale) with the product in f32 (oneDNN: static_cast<dim_t>(float(size) * scale));
-    0 for a scale that is not a positive finite f32 or a product beyond int64, which callers refuse."""
+    0 for a scale that is not a positive finite f32 or a product beyond int64, which callers refuse.
+    On a symbolic size, an expression where the scale is a small dyadic fraction (0.5, 1.5, 2, 0.25:
+    see SCALE_TERMS), else unknown: any other f32 scale rounds in a way no integer expression follows."""
     if scale == 1:
         return size
     if not isinstance(size, int):
-        return None
+        if size is None or not 0 < scale < math.inf:
+            return None
+        ratio = Fraction(float(F32(scale)))  # the f32's exact value: a dyadic fraction
+        if ratio.numerator > SCALE_TERMS or ratio.denominator > SCALE_TERMS:
+            return None
+        return dims.floordiv(dims.mul(size, ratio.numerator), ratio.denominator)
     with np.errstate(over="ignore"):
         product = F32(size) * F32(scale)
     return int(product) if np.isfinite(product) and 0 < product < 2.0**63 else 0

@@ -11,20 +11,29 @@ checked further.
 from __future__ import annotations
 
 import math
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 from pydantic import Field, create_model
 
+from app.core import dims
 from app.core.diagnostics import Rule
 from app.core.dtypes import DTYPES
-from app.core.engine import Context, NotEvaluable
+from app.core.engine import Context, NotEvaluable, assumption_rules
 from app.core.family import ONEDNN, ONEDNN_VERSION, Attr, In, Out, attr, build, constraints, rows
 from app.core.numbers import show
 from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
-from app.core.shapes import Dim, Shape, axis_problems, dims_conflict, format_shape, wrap_axes
+from app.core.shapes import (
+    Assumption,
+    Dim,
+    Shape,
+    axis_problems,
+    dims_conflict,
+    equate,
+    format_shape,
+    wrap_axes,
+)
 
 FAMILY = "layout"
 FLOAT_SAME = rows("src dst", "f32 f32", "bf16 bf16", "f16 f16")
@@ -90,45 +99,57 @@ def _reshape(d: Any, ctx: Context) -> list[Shape] | None:
     return [tuple(out)]
 
 
-def _split(dims: Sequence[Dim]) -> tuple[int, Counter[str], bool]:
-    """The product of the known dims, the symbols (counted), and whether any dim is unknown."""
-    known = math.prod(dim for dim in dims if isinstance(dim, int))
-    return known, Counter(dim for dim in dims if isinstance(dim, str)), any(dim is None for dim in dims)
-
-
 def _reshape_volume(src: Shape, out: list[Dim], inferred: int | None, shape: Any, ctx: Context) -> None:
-    """The volume rule, and the -1 it infers (in `out`), as far as known dims and symbols allow."""
-    src_known, src_symbols, src_unknown = _split(src)
-    others = [dim for index, dim in enumerate(out) if index != inferred]
-    out_known, out_symbols, out_unknown = _split(others)
-    if src_unknown or out_unknown:
+    """The volume rule, and the -1 it infers (in `out`), over expressions: src's element count and the
+    other dims' product compared, or divided exactly; where that holds only for some sizes, said."""
+    others = dims.product(dim for index, dim in enumerate(out) if index != inferred)
+    volume_dim = dims.product(src)
+    if volume_dim is None or others is None:
+        return  # an unknown dim on either side: nothing to compare
+    volume = (
+        f"src {format_shape(src)} holds {volume_dim:,} elements"
+        if type(volume_dim) is int
+        else f"src {format_shape(src)} holds {volume_dim} elements"
+    )
+    held = f"{others:,}" if type(others) is int else str(others)
+    if inferred is None:
+        if dims_conflict(volume_dim, others):
+            ctx.error(f"{RESHAPE}.shape.volume", "attrs.shape", f"{volume}, but shape {show(shape)} holds "
+                      f"{held}; a reshape keeps the element count")  # fmt: skip
+        elif volume_dim != others:
+            _, _, assumed = equate(
+                volume_dim, others, f"shape {show(shape)}: src's element count and shape's"
+            )
+            if assumed is not None:
+                ctx.assume(f"{RESHAPE}.shape.volume", "attrs.shape", assumed)
         return
-    if inferred is not None and out_known == 0:
+    if others == 0:
         ctx.error(f"{RESHAPE}.shape.volume", "attrs.shape", f"shape {show(shape)}: the dims besides -1 multiply "
                   "to 0, so -1 cannot be inferred")  # fmt: skip
         return
-    left = src_symbols - out_symbols
-    if out_symbols - src_symbols:  # the output names a size src does not have: nothing to compare
-        return
-    if left and (inferred is None or len(left) > 1 or src_known != out_known):
-        return
-    volume = (
-        f"src {format_shape(src)} holds {src_known:,} elements"
-        if not src_symbols
-        else f"src {format_shape(src)}"
-    )
-    if inferred is None:
-        if src_known != out_known:
-            ctx.error(f"{RESHAPE}.shape.volume", "attrs.shape", f"{volume}, but shape {show(shape)} holds "
-                      f"{out_known:,}; a reshape keeps the element count")  # fmt: skip
-        return
-    if left:
-        out[inferred] = next(iter(left))
-    elif src_known % out_known:
+    remainder = dims.mod(volume_dim, others)
+    if remainder == 0:
+        out[inferred] = dims.floordiv(volume_dim, others)
+    elif remainder is None or not dims.can_be(remainder, 0):
         ctx.error(f"{RESHAPE}.shape.volume", "attrs.shape", f"{volume}, which the other dims of shape "
-                  f"{show(shape)} ({out_known:,} elements) do not divide; -1 has no integer size")  # fmt: skip
+                  f"{show(shape)} ({held} elements) do not divide; -1 has no integer size")  # fmt: skip
     else:
-        out[inferred] = src_known // out_known
+        out[inferred] = dims.floordiv(volume_dim, others)
+        condition = f"{_operand(volume_dim)} % {_operand(others)} == 0"
+        message = (
+            f"{volume}, in rows of {held} (shape {show(shape)}): -1 is {out[inferred]} where {condition}, "
+            "and no size otherwise"
+        )
+        engine = dims.by_engine(volume_dim) or dims.by_engine(others)
+        ctx.assume(f"{RESHAPE}.shape.volume", "attrs.shape", Assumption(message, engine, None, (condition,)))
+
+
+def _operand(dim: Dim) -> str:
+    """A dim as an operand of `%`: parenthesised unless a name, a number or a product."""
+    text = str(dim)
+    return (
+        text if type(dim) is int or all(op not in text for op in (" + ", " - ", "//", "%")) else f"({text})"
+    )
 
 
 STATIC_RESHAPE = member(
@@ -149,6 +170,8 @@ STATIC_RESHAPE = member(
              f"{_page(RESHAPE)}, attribute special_zero"),
         Rule(f"{RESHAPE}.shape.volume", "dst holds as many elements as src (the -1 makes it so, exactly).",
              f"{_page(RESHAPE)}, General"),
+        *assumption_rules(f"{RESHAPE}.shape.volume", "dst holds as many elements as src, or the -1 divides "
+                          "them exactly, only for some values of the symbols", f"{_page(RESHAPE)}, General"),
     ),
     notes=("oneDNN 3.13 checks shape only at compile time ('run pass lower_down failed' for two -1s).",),
 )  # fmt: skip
@@ -245,15 +268,21 @@ def _concat(d: Any, ctx: Context) -> list[Shape] | None:
     out: list[Dim] = []
     for dim in range(rank):
         if dim == axis:
-            sizes = [s[axis] for s in shapes] if None not in shapes else [None]
-            out.append(sum(sizes) if all(isinstance(v, int) for v in sizes) else None)  # type: ignore[arg-type]
+            sizes = [s[axis] for s in shapes] if None not in shapes else [None]  # type: ignore[index]
+            out.append(sum(sizes) if all(type(v) is int for v in sizes) else dims.total(sizes))  # type: ignore[arg-type]
             continue
         decided = next((s[dim] for _, s in known if isinstance(s[dim], int)), known[0][1][dim])
         for index, shape in known:
+            if shape[dim] == decided:
+                continue
             if dims_conflict(shape[dim], decided):
                 ctx.error(f"{CONCAT}.inputs.dim", f"inputs[{index}].shape[{dim}]", f"input {index} has {shape[dim]} "
                           f"in dim {dim}, where another input has {decided}; only the axis dim ({axis}) may differ")  # fmt: skip
                 ok = False
+                continue
+            decided, _, assumed = equate(decided, shape[dim], f"in dim {dim} (not the axis, {axis})")
+            if assumed is not None:
+                ctx.assume(f"{CONCAT}.inputs.dim", f"inputs[{index}].shape[{dim}]", assumed)
         out.append(decided)
     return [tuple(out)] if ok else None
 
@@ -273,6 +302,8 @@ CONCAT_OP = member(
         Rule(f"{CONCAT}.inputs.dtype", "Every input has the same dtype.", f"{_page(CONCAT)}, input src_i"),
         Rule(f"{CONCAT}.inputs.rank", "Every input has the same rank.", f"{_page(CONCAT)}, input src_i"),
         Rule(f"{CONCAT}.inputs.dim", "The inputs' dims are equal except along axis.", f"{_page(CONCAT)}, input src_i"),
+        *assumption_rules(f"{CONCAT}.inputs.dim", "Two inputs' symbolic dims beside the axis may differ",
+                          f"{_page(CONCAT)}, input src_i"),
         Rule(f"{CONCAT}.onednn.inputs", f"{ONEDNN_VERSION} takes at most {CONCAT_MOST} inputs; the page sets no "
              "limit.", f"{ONEDNN_VERSION} op schema", "warning"),
     ),

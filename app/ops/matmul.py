@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 
 from app.core.diagnostics import Rule
-from app.core.engine import Context
+from app.core.engine import Context, assumption_rules
 from app.core.family import ONEDNN_VERSION, Attr, In, Out, attr, build, constraints, rows
 from app.core.mismatch import Tolerance
 from app.core.registry import KernelSteps
-from app.core.shapes import Dim, Shape, broadcast_shapes, dims_conflict, format_shape, numel
+from app.core.shapes import Dim, Shape, broadcast_shapes, dims_conflict, equate, format_shape, numel
 
 KIND = "MatMul"
 PAGE = "oneDNN Graph MatMul"
@@ -56,8 +56,10 @@ RULES = (
          f"{PAGE}, General (the formula's sum over k)"),
     Rule(f"{KIND}.batch", "The batch dims (all but the last two) of src and weights broadcast: equal, or 1.",
          f"{PAGE}, General (broadcasting of batch dimensions)"),
-    Rule(f"{KIND}.batch.assumption", "A symbolic or unknown batch dim is broadcast against other sizes: "
-         "the answer rests on an assumption, stated.", f"{PAGE}, General", "warning"),
+    *assumption_rules(f"{KIND}.batch", "A symbolic or unknown batch dim is broadcast against other sizes",
+                      f"{PAGE}, General"),
+    *assumption_rules(f"{KIND}.k", "src's K and weights' K are symbolic dims that may differ",
+                      f"{PAGE}, General (the formula's sum over k)"),
     Rule(f"{KIND}.bias", "bias broadcasts to dst one way: its rank is at most dst's and each of its dims, "
          "aligned on the right, is 1 or dst's (oneDNN 3.13 aborts the process on any other bias).",
          f"{PAGE}, General (the formula's bias(m, n)); {ONEDNN_VERSION}, measured"),
@@ -108,8 +110,11 @@ def shape(d: Any, ctx: Context) -> list[Shape | None] | None:
         return [None]
     a2, b2, ta, tb = _operands(d)
     ka, kb = a2[-1], b2[-2]
-    if dims_conflict(ka, kb):
-        axis_a, axis_b = _k_axis(len(a), ta, True), _k_axis(len(b), tb, False)
+    axis_a, axis_b = _k_axis(len(a), ta, True), _k_axis(len(b), tb, False)
+    _, conflict, assumed = equate(ka, kb, "src's K and weights' K")
+    if assumed is not None:
+        ctx.assume(f"{KIND}.k", f"inputs[1].shape[{axis_b}]", assumed)
+    if conflict:
         ctx.error(
             f"{KIND}.k",
             f"inputs[1].shape[{axis_b}]",
@@ -127,9 +132,10 @@ def shape(d: Any, ctx: Context) -> list[Shape | None] | None:
             + problem.message.replace("input 0", "src").replace("input 1", "weights"),
         )
     for assumption in batch.assumptions:
-        ctx.warn(
-            f"{KIND}.batch.assumption",
+        ctx.assume(
+            f"{KIND}.batch",
             f"inputs[{assumption.input}].shape[{assumption.axis}]",
+            assumption,
             assumption.message.replace("input 0", "src").replace("input 1", "weights"),
         )
     if not ok or batch.problems or batch.shape is None:

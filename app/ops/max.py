@@ -19,7 +19,7 @@ from pydantic import Field
 
 from app.core.diagnostics import Rule
 from app.core.dtypes import DTYPES, NUMERIC
-from app.core.engine import Context
+from app.core.engine import Context, assumption_rules
 from app.core.kernels import maximum
 from app.core.mismatch import Implementation, Modelled, differing_positions
 from app.core.registry import VARIADIC_MAX, Attrs, Descriptor, OpSpec, OutputType, Port
@@ -60,8 +60,8 @@ RULES = (
              "there, or 1.", f"{SPEC}, restriction R{letter} of the broadcasting rule", former=f"R{letter}")
         for dim, letter in enumerate(DIM_LETTERS)
     ),
-    Rule(f"{KIND}.broadcast.assumption", "A symbolic or unknown dim is broadcast against other sizes: the "
-         "answer states what it must be for the descriptor to hold.", f"{SPEC}, constraint C2", "warning"),
+    *assumption_rules(f"{KIND}.broadcast", "A symbolic or unknown dim is broadcast against other sizes",
+                      f"{SPEC}, constraint C2"),
 )  # fmt: skip
 
 
@@ -99,11 +99,7 @@ def infer(d: MaxOp, ctx: Context) -> list[OutputType] | None:
             restriction_id(problem.dim), f"inputs[{problem.input}].shape[{problem.axis}]", problem.message
         )
     for assumption in broadcast.assumptions:
-        ctx.warn(
-            f"{KIND}.broadcast.assumption",
-            f"inputs[{assumption.input}].shape[{assumption.axis}]",
-            assumption.message,
-        )
+        ctx.assume(f"{KIND}.broadcast", f"inputs[{assumption.input}].shape[{assumption.axis}]", assumption)
     if dtype is None or broadcast.problems:
         return None
     return [OutputType(dtype, broadcast.shape)]

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from app.core import data_format
+from app.core import data_format, dims
 from app.core.data_format import DATA_FORMAT
 from app.core.diagnostics import Rule
 from app.core.engine import Context
@@ -166,15 +166,12 @@ def _same_shape(kind: str, rule: str, d: Any, ctx: Context, index: int, shape: S
     return True
 
 
-def _product(dims: Sequence[Any]) -> Any:
-    """The element count of some dims: an int when all are known, a symbol when one symbol alone (with 1s)
-    decides it, else unknown."""
-    if all(isinstance(x, int) for x in dims):
-        return math.prod(dims)
-    named = [x for x in dims if x != 1]
-    if len(named) == 1 and isinstance(named[0], str):
-        return named[0]
-    return None
+def _product(sizes: Sequence[Any]) -> Any:
+    """The element count of some dims: an int when all are known, an expression over their symbols
+    (H * W), unknown when one is."""
+    if all(type(x) is int for x in sizes):
+        return math.prod(sizes)
+    return dims.product(sizes)
 
 
 def _norm_begin(kind: str, d: Any, ctx: Context, rank: int) -> int | None:

@@ -124,7 +124,7 @@ class Window:
     kernel: tuple[int, ...]
     strides: tuple[int, ...]
     dilations: tuple[int, ...]
-    pads: tuple[tuple[int, int] | None, ...]  # per spatial dim; None where auto_pad needs an unknown size
+    pads: tuple[tuple[Dim, Dim] | None, ...]  # per spatial dim; None where auto_pad needs an unknown size
     ceil: bool
 
     def outputs(self, sizes: Sequence[Dim]) -> list[Dim]:
@@ -193,7 +193,7 @@ def _window(kind: str, d: Any, ctx: Context, sizes: Sequence[Dim] | None) -> Win
         return None
     kernel, strides, dilations = lists["kernel"], lists["strides"], lists["dilations"]
     n = len(kernel)
-    pads: list[tuple[int, int] | None] = []
+    pads: list[tuple[Dim, Dim] | None] = []
     for i in range(n):
         if mode == "none":
             pads.append((lists["pads_begin"][i], lists["pads_end"][i]))
@@ -234,7 +234,7 @@ def _fits(kind: str, ctx: Context, window: Window, sizes: Sequence[Dim]) -> bool
     for i, (size, k, dil, pads) in enumerate(
         zip(sizes, window.kernel, window.dilations, window.pads, strict=True)
     ):
-        if isinstance(size, int) and pads is not None and size + pads[0] + pads[1] < effective_kernel(k, dil):
+        if isinstance(size, int) and pads is not None and size + pads[0] + pads[1] < effective_kernel(k, dil):  # type: ignore[operator]
             ctx.error(
                 f"{kind}.window.fits",
                 "attrs.kernel",

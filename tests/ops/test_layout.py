@@ -54,7 +54,10 @@ def shapes(answer: dict) -> list:
         (["N", 6], [0, 2, -1], True, ["N", 2, 3]),
         (["N", 6], [-1, 6], False, ["N", 6]),
         (["N", 6], [6, -1], False, [6, "N"]),
-        (["N", "M"], [-1], False, [-1]),
+        (["N", "M"], [-1], False, ["M * N"]),
+        (["B", "S", 768], [-1, 768], False, ["B * S", 768]),
+        (["B", "S", 768], [0, -1], True, ["B", "768 * S"]),
+        (["N", 6], [-1, 2], False, ["3 * N", 2]),
         ([-1, 6], [0, 3, -1], True, [-1, 3, -1]),
         (None, [2, -1], False, [2, -1]),
     ],
@@ -144,7 +147,17 @@ def test_transpose_rules() -> None:
 
 def test_concat_infers() -> None:
     answer = check("Concat", {"axis": -2}, [f32([2, 3, 4]), f32([2, "K", 4]), f32(["N", 2, -1])])
-    assert answer["valid"] and shapes(answer) == [[2, -1, 4]]
+    assert answer["valid"] and shapes(answer) == [[2, "K + 5", 4]]
+    [said] = answer["diagnostics"]  # N must be input 0's 2: said once, and 2 it is from there on
+    assert (said["rule"], said["severity"], said["path"]) == (
+        "Concat.inputs.dim.assumption",
+        "warning",
+        "inputs[2].shape[0]",
+    )
+    assert shapes(check("Concat", {"axis": 1}, [f32(["B", "S", 64]), f32(["B", "T", 64])])) == [
+        ["B", "S + T", 64]
+    ]
+    assert shapes(check("Concat", {"axis": 1}, [f32([2, -1]), f32([2, 4])])) == [[2, -1]]
     assert shapes(check("Concat", {"axis": 1}, [f32([2, 3]), f32([2, 4])])) == [[2, 7]]
     assert shapes(check("Concat", {"axis": 0}, [f32([5])])) == [[5]]
 

@@ -243,7 +243,12 @@ def test_clash_beside_an_unknown_rank_is_c2_counted_from_the_right(client) -> No
         ((["N"], [1]), ["N"], None),
         ((["N"], ["N"]), ["N"], None),
         ((["N", 2], [3, 1]), [3, 2], "N (input 0) in dim 0 is taken to be 3 or 1"),
-        ((["N"], ["M"]), [-1], "in dim 0, N (input 0) and M (input 1) must be equal or 1"),
+        (
+            (["N"], ["M"]),
+            ["N"],
+            "N (input 0) and M (input 1) in dim 0 are taken to be equal (or one of them 1)",
+        ),
+        (([-1], ["M"]), [-1], "in dim 0, the unknown size of input 0 and M (input 1) must be equal or 1"),
         (([-1], [5]), [5], "the unknown size of input 0 in dim 0 is taken to be 5 or 1"),
         ((["N"], [0]), [0], "N (input 0) in dim 0 is taken to be 0"),
         (([-1], [-1]), [-1], None),

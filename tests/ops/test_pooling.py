@@ -171,6 +171,9 @@ def test_symbols_flow_and_unknowns_stay_unknown() -> None:
     assert v.valid and v.outputs[0].shape == ("N", "H", "W", 3)
     v = check({"kind": "AvgPool", "attrs": {**W, "exclude_pad": True, "auto_pad": "SAME_UPPER"},
                "inputs": [t(["N", "H", 8, 3])]})  # fmt: skip
+    assert v.valid and v.outputs[0].shape == ("N", "(H - 1) // 2 + 1", 4, 3)
+    v = check({"kind": "AvgPool", "attrs": {**W, "exclude_pad": True, "auto_pad": "SAME_UPPER"},
+               "inputs": [t(["N", -1, 8, 3])]})  # fmt: skip
     assert v.valid and v.outputs[0].shape == ("N", None, 4, 3)
 
 

@@ -317,3 +317,17 @@ def test_pasted_onednn_json(visit):
     visit.page.wait_for_function("() => Number(document.documentElement.dataset.graphs || 0) > 0")
     assert status(visit).startswith("Valid: the pasted graph")
     assert visit.posted[-1] == "application/json"
+
+
+def test_expressions_flow_on_the_edges_of_a_kv_cache_step(visit):
+    """Issue 31: the present key and value of a decoder step are past + 1 long, on every edge."""
+    from tests.formats.models import kv_cache_step
+
+    model = {"name": "decoder_step.onnx", "mimeType": "application/octet-stream", "buffer": kv_cache_step()}
+    open_graph(visit, [model])
+    assert status(visit).startswith("Valid"), status(visit)
+    rows = {r["node"]: r for r in list_rows(visit)}
+    assert rows["concat_key"]["outputs"] == "f32[B, past + 1, 16]"
+    assert rows["scores"]["outputs"] == "f32[B, 1, past + 1]"
+    visit.page.get_by_role("button", name="Drawing", exact=True).click()
+    visit.screenshot("symbolic-dims-graph")

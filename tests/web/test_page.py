@@ -96,6 +96,33 @@ def test_argmax_typed_with_an_alias(visit):
     assert "sa32[W, 2]" in text
 
 
+def test_expressions_typed_as_dims_give_live_results(visit):
+    """Issue 31: `S + T`, `H // 2` typed as dims are read by the server, the result in canonical form."""
+    visit.open()
+    pick(visit, "StaticReshape")
+    type_into(visit, "src shape", "B, S + 1, H // 2, 4")
+    type_into(visit, "shape", "[0, -1, 4]")
+    type_into(visit, "special_zero", "true")
+    text = result_text(visit)
+    assert "Valid" in text and "f32[B, S * (H // 2) + H // 2, 4]" in text, text
+    pick(visit, "Add")
+    type_into(visit, "src_0 shape", "N, min(S, 512), T+S")
+    type_into(visit, "src_1 shape", "1, 1, S + T")
+    text = result_text(visit)
+    assert "Valid" in text and "f32[N, min(S, 512), S + T]" in text, text
+    assert from_fragment(visit.page.url)["inputs"][0]["shape"] == ["N", "min(S, 512)", "T+S"]
+    type_into(visit, "src_1 shape", "1, 1, S + T + 1")  # never S + T: one of them must be 1
+    assert "Add.broadcast.assumption" in result_text(visit)
+    type_into(visit, "src_1 shape", "1, 1, S +")  # the page reads it as no dim, at the field
+    assert field(visit, "src_1 shape").get_attribute("aria-invalid") == "true"
+    assert 'dim 2 is "S +"' in visit.page.locator("#f-inputs").inner_text()
+    type_into(visit, "src_1 shape", "1, 1, S // 0")  # the server names what is wrong, at the field
+    assert field(visit, "src_1 shape").get_attribute("aria-invalid") == "true"
+    assert "divides by 0" in visit.page.locator("#f-inputs").inner_text()
+    type_into(visit, "src_1 shape", "1, 1, S + T")
+    visit.screenshot("symbolic-dims-calculator")
+
+
 def test_max_adds_and_removes_inputs(visit):
     visit.open()
     pick(visit, "Max")
@@ -386,10 +413,11 @@ SYNTAX_CASES = """async () => {
   const shape = (t) => { try { return stringify(s.parseShape(t)); } catch (e) { return "error: " + e.message; } };
   const data = (t) => { try { return stringify(s.parseData(t) ?? "none"); } catch (e) { return "error: " + e.message; } };
   return {
-    shapes: ["2, N, 4", '[2, "N", 4]', "?", "*", "", "[]", "2, ?, -1", "2,, 3", "2, 3x"].map(shape),
+    shapes: ["2, N, 4", '[2, "N", 4]', "?", "*", "", "[]", "2, ?, -1", "2,, 3", "2, 3x",
+             "S + T, min(S, 4), (H - 1) // 2 + 1", '["S + 1"]', "2, (S"].map(shape),
     data: ["[[1, nan], [-0, inf]]", "1, 2, 3", "-0", "18446744073709551615", '["NaN", "-Infinity"]',
            "[1, [2", "{\\"encoding\\": \\"base64\\", \\"bytes\\": \\"AAA=\\"}", "", "true, false"].map(data),
-    shown: [s.formatShape([2, "N", -1, null]), s.formatShape(null), s.formatShape([]),
+    shown: [s.formatShape([2, "N", -1, null]), s.formatShape(null), s.formatShape([]), s.formatShape(["S + 1", "min(S, 4)"]),
             s.formatData([[1, "nan"], [-0, "-inf"]]), s.formatValue(-0), s.formatValue("nan")],
   };
 }"""
@@ -406,8 +434,11 @@ def test_the_field_syntax(visit):
         "null",
         "[]",
         "[2,-1,-1]",
-        "error: dim 1 is empty; a dim is a size (4), ? for unknown, or a symbol (N)",
-        'error: dim 1 is "3x"; a dim is a size (4), ? for unknown, or a symbol (N)',
+        "error: dim 1 is empty; a dim is a size (4), ? for unknown, a symbol (N) or an expression (S + 1, H // 2)",
+        'error: dim 1 is "3x"; a dim is a size (4), ? for unknown, a symbol (N) or an expression (S + 1, H // 2)',
+        '["S + T","min(S, 4)","(H - 1) // 2 + 1"]',
+        '["S + 1"]',
+        'error: dim 1 is "(S"; a dim is a size (4), ? for unknown, a symbol (N) or an expression (S + 1, H // 2)',
     ]
     assert got["data"] == [
         '[[1,"nan"],[-0.0,"inf"]]',
@@ -420,4 +451,12 @@ def test_the_field_syntax(visit):
         '"none"',
         "[true,false]",
     ]
-    assert got["shown"] == ["2, N, ?, ?", "", "[]", "[[1, nan],\n [-0, -inf]]", "-0", "NaN"]
+    assert got["shown"] == [
+        "2, N, ?, ?",
+        "",
+        "[]",
+        "S + 1, min(S, 4)",
+        "[[1, nan],\n [-0, -inf]]",
+        "-0",
+        "NaN",
+    ]

@@ -5,6 +5,7 @@ import { Lit, parseJSON, pretty } from "./json.js";
 const INTEGER = /^[+-]?\d+$/;
 const NUMBER = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
 const SYMBOL = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const EXPRESSION = /^[A-Za-z0-9_ +\-*/%(),]+$/;
 const SPECIAL = new Map([
   ["nan", "nan"],
   ["+nan", "nan"],
@@ -29,7 +30,44 @@ function unbracket(text) {
   return t.startsWith("[") && t.endsWith("]") ? t.slice(1, -1).trim() : t;
 }
 
-/** A shape: null (unknown rank) for empty or `*`; `[]` is rank 0; `?` is an unknown dim (-1). */
+/** The text split at its commas outside parentheses: `S, min(T, 4)` is two dims. */
+function topLevel(text) {
+  const parts = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (c === "(") depth++;
+    else if (c === ")") depth--;
+    else if (c === "," && depth === 0) {
+      parts.push(text.slice(start, i));
+      start = i + 1;
+    }
+  }
+  parts.push(text.slice(start));
+  return parts;
+}
+
+/** Whether a dim reads as an expression over symbols (`S + T`, `(H - 1) // 2 + 1`, `min(S, 512)`): the
+ * server reads it (app/core/dims.py) and answers its canonical form, or names what is wrong in it. */
+function isExpression(token) {
+  if (!EXPRESSION.test(token)) return false;
+  const tokens = token.match(/\d+|[A-Za-z_]\w*|\/\/|[-+*%(),]|\S/g) ?? [];
+  let depth = 0;
+  let operand = false; // the last token ended an operand: a number, a name or ")"
+  for (const [i, t] of tokens.entries()) {
+    if (t === "/") return false;
+    const call = tokens[i - 1] === "min" || tokens[i - 1] === "max";
+    if (/^[\w(]/.test(t) && operand && !(t === "(" && call)) return false; // two operands in a row
+    depth += t === "(" ? 1 : t === ")" ? -1 : 0;
+    if (depth < 0) return false;
+    operand = /^[\w)]/.test(t);
+  }
+  return depth === 0 && operand;
+}
+
+/** A shape: null (unknown rank) for empty or `*`; `[]` is rank 0; `?` is an unknown dim (-1); a dim may
+ * be a size, a symbol or an expression over symbols. */
 export function parseShape(text) {
   const t = text.trim();
   if (t === "" || t === "*" || t === "null") return null;
@@ -38,15 +76,17 @@ export function parseShape(text) {
     if (t.startsWith("[")) return [];
     throw new SyntaxProblem(`expected dims such as 2, N, 4; got ${JSON.stringify(text)}`);
   }
-  return inner.split(",").map((raw, index) => {
+  return topLevel(inner).map((raw, index) => {
     let token = raw.trim();
     const quoted = /^(["'])(.*)\1$/.exec(token);
-    if (quoted) token = quoted[2];
+    if (quoted) token = quoted[2].trim();
     if (token === "?" || token === "null" || token === "-1") return -1;
     if (!quoted && INTEGER.test(token)) return integer(token);
-    if (SYMBOL.test(token)) return token;
+    if (SYMBOL.test(token) || isExpression(token)) return token;
     const what = token === "" ? "is empty" : `is ${JSON.stringify(token)}`;
-    throw new SyntaxProblem(`dim ${index} ${what}; a dim is a size (4), ? for unknown, or a symbol (N)`);
+    throw new SyntaxProblem(
+      `dim ${index} ${what}; a dim is a size (4), ? for unknown, a symbol (N) or an expression (S + 1, H // 2)`,
+    );
   });
 }
 
@@ -57,7 +97,7 @@ export function formatShape(shape) {
   return shape
     .map((d) => {
       if (d === -1 || d === null || d === "?") return "?";
-      if (typeof d === "string") return SYMBOL.test(d) ? d : JSON.stringify(d);
+      if (typeof d === "string") return SYMBOL.test(d) || isExpression(d) ? d : JSON.stringify(d);
       return String(d);
     })
     .join(", ");
