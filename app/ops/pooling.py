@@ -339,15 +339,27 @@ def _resolved(d: Any, sizes: Sequence[int]) -> Window:
     return Window(tuple(kernel), tuple(strides), tuple(dilations), pads, ceil)  # type: ignore[arg-type]
 
 
+# The padded canvas is made whole while it holds at most this many times the elements of src and dst
+# together (plus a little): beyond that (strides of 2^40 with ceil rounding, pads of millions), each tap
+# reads src through index arrays instead, so memory follows src and dst, never the reach of the windows.
+CANVAS_GROWTH = 4
+CANVAS_SLACK = 4096
+
+
 @dataclass(frozen=True)
 class Taps:
-    """A padded canvas for the spatial dims and, for each kernel tap, the strided slice of it the tap reads."""
+    """A padded canvas for the spatial dims and, for each kernel tap, the strided slice of it the tap reads.
+
+    Where that canvas would be far larger than src and dst (`gather`), the canvas is src with one padding
+    cell after each spatial dim, and each tap reads it through index arrays that send every position
+    outside src to that cell: the same values, in memory bounded by src and dst."""
 
     window: Window
     sizes: tuple[int, ...]
     out: tuple[int, ...]
     before: tuple[int, ...]  # padding before each spatial dim of the canvas
     after: tuple[int, ...]
+    gather: bool = False
 
     @classmethod
     def of(cls, window: Window, sizes: Sequence[int], out: Sequence[int] | None = None) -> Taps:
@@ -359,16 +371,38 @@ class Taps:
             reach = (o - 1) * s + effective_kernel(k, dil) if o else 0
             before.append(pads[0])  # type: ignore[index]
             after.append(max(0, reach - pads[0] - size))  # type: ignore[index]
-        return cls(window, tuple(sizes), out, tuple(before), tuple(after))  # type: ignore[arg-type]
+        canvas = math.prod(size + b + a for size, b, a in zip(sizes, before, after, strict=True))
+        gather = canvas > CANVAS_GROWTH * (math.prod(sizes) + math.prod(out)) + CANVAS_SLACK
+        return cls(window, tuple(sizes), out, tuple(before), tuple(after), gather)  # type: ignore[arg-type]
+
+    @property
+    def origin(self) -> tuple[int, ...]:
+        """Where src starts in the canvas, per spatial dim."""
+        return (0,) * len(self.sizes) if self.gather else self.before
 
     def pad(self, x: np.ndarray, value: float) -> np.ndarray:
+        if self.gather:
+            return np.pad(x, [(0, 0), (0, 0), *[(0, 1)] * len(self.sizes)], constant_values=value)
         widths = [(0, 0), (0, 0), *zip(self.before, self.after, strict=True)]
         return np.pad(x, widths, constant_values=value)
 
     def slices(self):
-        """(tap index, the tuple of slices the tap reads from a padded canvas), taps in row-major order."""
+        """(tap index, what the tap reads of the canvas: a tuple of slices, or of index arrays when
+        `gather`), taps in row-major order. Each tap reads a position once, so `canvas[view] += ...`
+        adds once per position (the gather's shared padding cell is cropped away)."""
         w = self.window
         for tap, offsets in enumerate(itertools.product(*(range(k) for k in w.kernel))):
+            if self.gather:
+                axes = []
+                for o, dil, s, n, size, b in zip(
+                    offsets, w.dilations, w.strides, self.out, self.sizes, self.before, strict=True
+                ):
+                    start = o * dil - b  # Python's ints: huge strides and pads cannot wrap
+                    axes.append(
+                        np.array([p if 0 <= (p := start + j * s) < size else size for j in range(n)], np.intp)
+                    )
+                yield tap, (slice(None), slice(None), *np.ix_(*axes))
+                continue
             yield (
                 tap,
                 (
@@ -451,7 +485,7 @@ def _crop(canvas: np.ndarray, taps: Taps) -> np.ndarray:
         (
             slice(None),
             slice(None),
-            *tuple(slice(b, b + s) for b, s in zip(taps.before, taps.sizes, strict=True)),
+            *tuple(slice(b, b + s) for b, s in zip(taps.origin, taps.sizes, strict=True)),
         )
     ]
 

@@ -11,9 +11,12 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
+from app import library
+from app.core import engine
+from app.ops import pooling
 from tests.ops.oracle.fixtures import (
     BENCHDNN,
     assert_benchdnn_nodes,
@@ -270,3 +273,67 @@ def test_an_empty_window_is_found_without_walking_a_huge_kernel() -> None:
     d = {"kind": "MaxPool", "attrs": {"kernel": [10**12], "strides": [1], "pads_begin": [10**12 + 5],
                                       "pads_end": [0], "data_format": "NCX"}, "inputs": [t([1, 1, 4])]}  # fmt: skip
     assert_warns(d, "MaxPool.window.empty")
+
+
+@st.composite
+def windows(draw):
+    """A forward pooling descriptor of random kernel, strides, pads, dilations and rounding on a small src."""
+    rank = draw(st.integers(1, 2))
+    sizes = [draw(st.integers(1, 7)) for _ in range(rank)]
+    each = lambda low, high: [draw(st.integers(low, high)) for _ in range(rank)]  # noqa: E731
+    attrs = {"kernel": each(1, 4), "strides": each(1, 5), "pads_begin": each(0, 2), "pads_end": each(0, 2),
+             "rounding_type": draw(st.sampled_from(["floor", "ceil"])), "data_format": "NCX"}  # fmt: skip
+    if draw(st.booleans()):
+        kind = "MaxPool"
+        attrs["dilations"] = each(1, 3)
+    else:
+        kind = "AvgPool"
+        attrs["exclude_pad"] = draw(st.booleans())
+    return {"kind": kind, "attrs": attrs, "inputs": [{"dtype": "f32", "shape": [2, 3, *sizes]}]}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(st.sampled_from([c[1] for c in recorded("pooling")]), windows()), st.integers(0, 2**32 - 1))
+def test_the_gathered_canvas_computes_what_the_padded_canvas_does(case, seed) -> None:
+    """Taps' gather path (index arrays into src and one padding cell, taken where the padded canvas would be
+    far larger than src and dst) against the padded canvas it stands in for, on every recorded pooling
+    descriptor: the same outputs bit for bit."""
+    descriptor = json.loads(json.dumps(case))
+    descriptor.pop("outputs", None)
+    rng = np.random.default_rng(seed)
+    for tensor in descriptor["inputs"]:
+        tensor["data"] = rng.standard_normal(tensor["shape"]).astype(np.float32).tolist()
+        tensor["dtype"] = "f32"
+    try:
+        padded = library.evaluate(descriptor)
+    except (engine.Invalid, engine.NotEvaluable):
+        event("not valid")
+        return
+    event("compared")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pooling, "CANVAS_GROWTH", 0)
+        patch.setattr(pooling, "CANVAS_SLACK", -1)
+        gathered = library.evaluate(descriptor)
+    for a, b in zip(padded["outputs"], gathered["outputs"], strict=True):
+        assert a["data"].tobytes() == b["data"].tobytes()
+
+
+def test_strides_of_2_40_with_ceil_rounding_take_memory_of_src_and_dst_only() -> None:
+    """The window's reach is 2^40 positions past src: the padded canvas would be terabytes (a MemoryError,
+    found by tests/ops/test_poolnorm_fuzz.py); each tap reads src through index arrays instead."""
+    x = np.arange(9, dtype=np.float32).reshape(1, 1, 3, 3)
+    attrs = {"strides": [2**40, 1], "kernel": [2, 2], "pads_begin": [0, 0], "pads_end": [0, 0],
+             "rounding_type": "ceil", "data_format": "NCX"}  # fmt: skip
+    average = library.evaluate(
+        {
+            "kind": "AvgPool",
+            "attrs": {**attrs, "exclude_pad": True},
+            "inputs": [{"dtype": "f32", "shape": [1, 1, 3, 3], "data": x}],
+        }
+    )["outputs"][0]["data"]
+    # the first row of windows averages src; the second starts 2^40 rows down, all padding: 0 / 0
+    assert average[0, 0, 0].tolist() == [2.0, 3.0] and np.isnan(average[0, 0, 1]).all()
+    maximum = library.evaluate(
+        {"kind": "MaxPool", "attrs": attrs, "inputs": [{"dtype": "f32", "shape": [1, 1, 3, 3], "data": x}]}
+    )["outputs"][0]["data"]
+    assert maximum[0, 0].tolist() == [[4.0, 5.0], [-np.inf, -np.inf]]
