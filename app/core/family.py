@@ -38,14 +38,14 @@ from app.core.diagnostics import Rule
 from app.core.dtypes import DTYPES, describe
 from app.core.engine import Context, NotEvaluable
 from app.core.mismatch import Tolerance
-from app.core.numbers import Float, Int64, Numbers, int64s_as_given, show
+from app.core.numbers import Bound, Float, Int64, Numbers, int64s_as_given, show
 from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port, StepCount
 from app.core.shapes import Shape
 
 ONEDNN = "oneDNN Graph"
 ONEDNN_VERSION = "oneDNN 3.13"
 
-AttrType = Literal["s64", "s64[]", "f32", "f32[]", "bool", "string"]
+AttrType = Literal["s64", "s64[]", "f32", "f32|inf", "f32[]", "bool", "string"]
 
 # The pydantic type of each oneDNN attribute value type. f32 takes any finite JSON number (ints too:
 # a file writes 0 for 0.0); s64 a strict int64; bool JSON's true/false (the oneDNN reader turns a
@@ -54,6 +54,7 @@ _PYTHON_TYPES: dict[str, Any] = {
     "s64": Int64,
     "s64[]": list[Int64],
     "f32": Numbers,
+    "f32|inf": Bound,  # an f32 that may be infinite (Clamp's bounds: oneDNN runs max = inf as no bound)
     "f32[]": list[Float],
     "bool": StrictBool,
     "string": StrictStr,

@@ -137,7 +137,17 @@ def _no_bools_or_strings(value: Any) -> Any:
     return value
 
 
+def _infinity_spelled(value: Any) -> Any:
+    """A bound may be infinite, spelled as the wire spells it in data ("inf", "-inf"): a JSON number
+    beyond the range (1e400) still is an error, never silently infinity."""
+    if value in ("inf", "-inf"):
+        return float(value)
+    return bounded(_no_bools_or_strings(value))
+
+
 Numbers = Annotated[float | list[float], BeforeValidator(_no_bools_or_strings), AfterValidator(bounded)]
+Bound = Annotated[float, BeforeValidator(_infinity_spelled)]
+"""A finite number, or an infinity written "inf" or "-inf": a bound that may be left open (Clamp's)."""
 Float = Annotated[float, BeforeValidator(_no_bools_or_strings), AfterValidator(bounded)]
 """One finite number, never a bool or a string: an item of an f32 list attribute (oneDNN's scales)."""
 """An int64 or a finite float, or a list of them: what JSON can spell (1e400 parses as inf; NaN is not

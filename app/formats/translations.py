@@ -132,10 +132,18 @@ def _bool(value: Any) -> bool:
     return bool(value)
 
 
-def _scalar(values: list[Any]) -> float:
+def _scalar(values: list[Any]) -> float | str:
     if len(values) != 1:
         raise NotExact(f"a bound holds {len(values)} values, not one")
-    return float(values[0])
+    return _bound(values[0])
+
+
+def _bound(value: Any) -> float | str:
+    """A bound as the descriptor spells it: a number, or "inf" / "-inf" (no bound on that side)."""
+    bound = float(value)
+    if math.isnan(bound):
+        raise NotExact("a bound is NaN")
+    return bound if math.isfinite(bound) else ("inf" if bound > 0 else "-inf")
 
 
 def _rank(inputs: Sequence[Value | None], index: int = 0) -> int:
@@ -389,8 +397,8 @@ ROWS: tuple[Row, ...] = (
     Row(O, "Gelu", "GELU", since=20, exact=_gelu_erf, when="approximate='none'"),
     Row(O, "Clip", "Clamp", since=11, attrs={"min": Const(1, _scalar), "max": Const(2, _scalar)},
         exact=_clip_bounds, when="min and max both given, as constants", differs=_ONNX_DIFFERS["Clip"]),
-    Row(O, "Clip", "Clamp", attrs={"min": Attr("min", convert=_float, required=True),
-                                   "max": Attr("max", convert=_float, required=True)},
+    Row(O, "Clip", "Clamp", attrs={"min": Attr("min", convert=_bound, required=True),
+                                   "max": Attr("max", convert=_bound, required=True)},
         exact=_clip_bounds, when="opset < 11: min and max attributes both given", differs=_ONNX_DIFFERS["Clip"]),
     *(Row(O, native, target, (0, 1), attrs={"auto_broadcast": NUMPY}, differs=_ONNX_DIFFERS.get(native, ""))
       for native, target in _ONNX_BINARY.items() if native != "Where"),
@@ -439,8 +447,8 @@ ROWS: tuple[Row, ...] = (
         "InvStdDev, if present, typed by ONNX's inference (not oneDNN's mean and variance)"),
     # OpenVINO IR: elementwise
     *(Row(V, native, target) for native, target in _IR_UNARY.items()),
-    Row(V, "Clamp", "Clamp", attrs={"min": Attr("min", convert=_float, required=True),
-                                    "max": Attr("max", convert=_float, required=True)}),
+    Row(V, "Clamp", "Clamp", attrs={"min": Attr("min", convert=_bound, required=True),
+                                    "max": Attr("max", convert=_bound, required=True)}),
     Row(V, "Elu", "Elu", attrs={"alpha": Attr("alpha", convert=_float, required=True)}),
     Row(V, "Gelu", "GELU", exact=_gelu_erf, when="approximation_mode=ERF"),
     *(Row(V, native, target, (0, 1), attrs={"auto_broadcast": Attr("auto_broadcast", "numpy", _text)},

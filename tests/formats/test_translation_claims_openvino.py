@@ -43,7 +43,8 @@ def build(case: dict[str, Any]) -> Any:
             parameters.append(parameter)
             nodes.append(parameter)
     args = [nodes] if case.get("list") else nodes
-    layer = getattr(module, case["op"])(*args, *case.get("args", []), **case.get("kwargs", {}), name="layer")
+    given = [float(a) if a in ("inf", "-inf") else a for a in case.get("args", [])]  # JSON has no infinity
+    layer = getattr(module, case["op"])(*args, *given, **case.get("kwargs", {}), name="layer")
     model = ov.Model([module.result(layer.output(0), name="out")], parameters, "g")
     return model
 
