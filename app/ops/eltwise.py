@@ -329,8 +329,15 @@ def _from(v: Values, x: np.ndarray, forward: Callable[[np.ndarray], np.ndarray])
 
 # Either bound may be infinite ("-inf", "inf"), as a C float may: oneDNN runs max = inf as no upper
 # bound (seen with the oracle), and ONNX's Clip and OpenVINO's Clamp write such bounds.
-MIN = Attr("min", "f32|inf", 'The lower bound of the output: smaller values become min ("-inf": none).', required=True)
-MAX = Attr("max", "f32|inf", 'The upper bound of the output: greater values become max ("inf": none).', required=True)
+MIN = Attr(
+    "min",
+    "f32|inf",
+    'The lower bound of the output: smaller values become min ("-inf": none).',
+    required=True,
+)
+MAX = Attr(
+    "max", "f32|inf", 'The upper bound of the output: greater values become max ("inf": none).', required=True
+)
 ELU_ALPHA = Attr("alpha", "f32", "Scale for the negative factor; the page: non-negative.", required=True)
 HS_ALPHA = Attr("alpha", "f32", "alpha in max(0, min(1, alpha * src + beta)).", required=True)
 HS_BETA = Attr("beta", "f32", "beta in max(0, min(1, alpha * src + beta)).", required=True)
