@@ -38,6 +38,9 @@ from app.ops import BY_NAME, DescriptorErrors, parse
 from app.parsing import describe_errors
 
 READER = "opspec graph reader"
+# oneDNN Graph JSON as oneDNN writes and reads it: the library's logical tensor and graph serialization,
+# benchdnn's reader (tests/benchdnn/graph/deserialize.cpp)
+ONEDNN_JSON = "oneDNN Graph JSON (logical tensor, graph serialize; benchdnn deserialize.cpp)"
 RULES: dict[str, Rule] = {
     rule.id: rule
     for rule in (
@@ -49,6 +52,24 @@ RULES: dict[str, Rule] = {
              "JSON an unknown dim only where the others leave it unknown too).", READER),
         Rule("graph.edge.layout", "Every declaration of a value gives it the same layout_type and strides.", READER),
         Rule("graph.edge.property", "Every declaration of a value gives it the same property_type.", READER),
+        Rule("graph.layout.type", "A logical tensor's layout_type is one of the format's: undef, any, strided, "
+             "opaque.", ONEDNN_JSON),
+        Rule("graph.layout.strides", "A logical tensor's strides fit its shape: one per dim, none negative, each dim's "
+             "stride past the span of the dims inside it, as oneDNN's memory check orders them (a zero stride "
+             "only where a graph input is read by broadcast).",
+             ONEDNN_JSON),
+        Rule("graph.layout.input", "A graph input is laid out by known strides: not layout_type any or opaque, "
+             "not unknown strides.", ONEDNN_JSON),
+        Rule("graph.property", "A logical tensor's property_type is one of the format's (undef, variable, "
+             "constant, host_scalar); a host_scalar has shape [] and dtype s32, f32 or s64.", ONEDNN_JSON),
+        Rule("graph.field", "The graph's own fields hold values of the format: engine_kind cpu, gpu or any; "
+             "fpmath_mode strict, bf16, f16, tf32 or any; fpmath_mode_apply_to_int true or false (or 1, 0); version a "
+             "release number; input_ports and output_ports lists of tensor ids.", ONEDNN_JSON),
+        Rule("graph.ports", "input_ports name graph inputs and output_ports values an op produces.", ONEDNN_JSON,
+             "warning"),
+        Rule("graph.op.id", "Every op has an id of its own.", ONEDNN_JSON),
+        Rule("graph.version", "The file uses only the ops, attributes, dtypes and property types that the oneDNN "
+             "release its version names had.", ONEDNN_JSON, "warning"),
         Rule("graph.dim", "Every dim the file writes is a size >= 0 or one of the format's unknown-dim marks.",
              READER),
         Rule("graph.constant", "A constant's bytes lie inside the weights and hold its type and shape.", READER),
