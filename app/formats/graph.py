@@ -40,6 +40,7 @@ from app.parsing import describe_errors
 READER = "opspec graph reader"
 # oneDNN Graph JSON as oneDNN writes and reads it: the library's logical tensor and graph serialization,
 # benchdnn's reader (tests/benchdnn/graph/deserialize.cpp)
+ONNX_CHECKER = "ONNX IR (onnx/checker.cc: check_graph, check_value_info, check_tensor)"
 ONEDNN_JSON = "oneDNN Graph JSON (logical tensor, graph serialize; benchdnn deserialize.cpp)"
 RULES: dict[str, Rule] = {
     rule.id: rule
@@ -70,6 +71,16 @@ RULES: dict[str, Rule] = {
         Rule("graph.op.id", "Every op has an id of its own.", ONEDNN_JSON),
         Rule("graph.version", "The file uses only the ops, attributes, dtypes and property types that the oneDNN "
              "release its version names had.", ONEDNN_JSON, "warning"),
+        Rule("graph.order", "Every name a node reads is made before it: the nodes are in topological order "
+             "(ONNX).", ONNX_CHECKER),
+        Rule("graph.input", "Graph inputs and initializers are named, each name once (ONNX's single static "
+             "assignment); up to IR version 3 every initializer is a graph input.", ONNX_CHECKER),
+        Rule("graph.output", "Every graph output is a value of its graph: a node's output, an input or an "
+             "initializer (ONNX).", ONNX_CHECKER),
+        Rule("graph.value_info", "The main graph's inputs and outputs are named and typed: a tensor's elem_type "
+             "and shape (ONNX; a shape missing is a warning, as onnxruntime reads the model).", ONNX_CHECKER),
+        Rule("graph.name", "Every graph (and subgraph) has a name (ONNX's checker; runtimes load one without).",
+             ONNX_CHECKER, "warning"),
         Rule("graph.dim", "Every dim the file writes is a size >= 0 or one of the format's unknown-dim marks.",
              READER),
         Rule("graph.constant", "A constant's bytes lie inside the weights and hold its type and shape.", READER),

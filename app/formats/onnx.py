@@ -30,7 +30,7 @@ from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.numbers import clip
 from app.core.payload import LimitExceeded
 from app.core.shapes import SYMBOL, Shape
-from app.formats import translations
+from app.formats import onnx_graph, translations
 from app.formats.errors import Malformed, shown
 from app.formats.graph import (
     SMALL_CONSTANT,
@@ -74,8 +74,11 @@ def parse(data: bytes, settings: Settings) -> Graph:
     reader = _Reader(graph, opset, settings, inferred, errors)
     reader.opsets = {_text(o.domain): o.version for o in model.opset_import}
     reader.functions = {(_text(f.domain), _text(f.name)) for f in model.functions}
+    found: list = []
+    reader.unreadable = onnx_graph.check(model, _text, found)
     result = reader.graph()
-    if failed:
+    result.diagnostics.extend(found)
+    if failed and not any(d.severity == "error" for d in found):  # (else inference failed on what they say)
         result.diagnostics.append(diagnostic("onnx.shape_inference", "graph", failed, "warning"))
     return result
 
@@ -299,6 +302,7 @@ class _Reader:
         self.opsets: dict[str, int] = {}  # the model's opset_import, by domain
         self.functions: set[tuple[str, str]] = set()  # (domain, name) of the model's own functions
         self.schemas: dict[tuple[str, str], bool] = {}
+        self.unreadable: set[str] = set()  # tensors whose data onnx_graph found at fault: not decoded
 
     def value(self, info: onnx.ValueInfoProto, where: str) -> Value:
         kind = info.type.WhichOneof("value")
@@ -337,7 +341,7 @@ class _Reader:
         dims: Shape = tuple(int(d) for d in tensor.dims)
         value = Value(_dtype(tensor.data_type), dims)
         count = math.prod(dims)  # exact: np.prod would wrap past int64
-        if value.dtype in DTYPES and count <= SMALL_CONSTANT:
+        if value.dtype in DTYPES and count <= SMALL_CONSTANT and where not in self.unreadable:
             try:
                 value.data = numpy_helper.to_array(tensor).astype(DTYPES[value.dtype].numpy)
             except (ValueError, TypeError) as exc:

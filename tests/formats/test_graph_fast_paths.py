@@ -122,7 +122,7 @@ def test_an_untyped_input_is_named_even_after_a_like_node_was_checked() -> None:
         nodes,
         "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("r0", "r1")],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [None, None]) for n in ("r0", "r1")],
     )
     data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
     result = graphs.check(data, Settings())
