@@ -3,22 +3,10 @@ writes them, and this test fails, saying to run it, when a rule or the record ch
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 from app.formats.graph import RULES
+from tests.scripts import script
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "graph_rules.py"
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("graph_rules", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-GRAPH_RULES = _script()
+GRAPH_RULES = script("graph_rules")
 
 
 def test_the_page_is_the_rules_and_the_record() -> None:
