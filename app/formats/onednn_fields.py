@@ -47,10 +47,12 @@ def check(document: dict[str, Any], problems: list[Diagnostic]) -> None:
     version = _fields(document, problems)
     ops: list[dict[str, Any]] = document["graph"]
     _op_ids(ops, problems)
-    reference, produced = _declarations(ops)
-    _ports(document, ops, produced, reference, problems)
-    for tid, (item, path, written) in reference.items():
-        _tensor(tid, item, path, written, problems)
+    produced: dict[int, int] = {}  # a tensor an op produces -> the first op that does
+    for index, op in enumerate(ops):
+        for item in op.get("outputs", ()):
+            produced.setdefault(item["id"], index)
+    _ports(document, ops, produced, problems)
+    _tensors(ops, produced, problems)
     if version is not None:
         _newer(ops, document["version"], version, problems)
 
@@ -109,30 +111,39 @@ def _op_ids(ops: list[dict[str, Any]], problems: list[Diagnostic]) -> None:
             problems.append(finding)
 
 
-Declaration = tuple[dict[str, Any], str, bool]  # (the tensor's object, its path, written by an op)
-
-
-def _declarations(ops: list[dict[str, Any]]) -> tuple[dict[int, Declaration], dict[int, int]]:
-    """Each logical tensor's reference declaration (its producer's, else its first consumer's) and which op
-    produces each produced tensor."""
-    reference: dict[int, Declaration] = {}
-    produced: dict[int, int] = {}
-    for index, op in enumerate(ops):
-        for k, item in enumerate(op.get("outputs", [])):
-            if item["id"] not in reference:
-                reference[item["id"]] = (item, f"graph[{index}].outputs[{k}]", True)
-                produced[item["id"]] = index
-    for index, op in enumerate(ops):
-        for k, item in enumerate(op.get("inputs", [])):
-            reference.setdefault(item["id"], (item, f"graph[{index}].inputs[{k}]", False))
-    return reference, produced
+def _tensors(ops: list[dict[str, Any]], produced: dict[int, int], problems: list[Diagnostic]) -> None:
+    """Each logical tensor's reference declaration (its producer's, else its first consumer's) checked;
+    what a declaration found fine says is remembered, so that its like (most of a file) is not checked
+    again."""
+    fine: set[Any] = set()
+    done: set[int] = set()  # tensors whose reference declaration is checked
+    for side in ("outputs", "inputs"):
+        written = side == "outputs"
+        for index, op in enumerate(ops):
+            for k, item in enumerate(op.get(side, ())):
+                tid = item["id"]
+                if tid in done or (not written and tid in produced):
+                    continue
+                done.add(tid)
+                try:
+                    shape, stride = item.get("shape"), item.get("stride")
+                    key = (item.get("layout_type"), item.get("property_type"), item.get("dtype"), written,
+                           tuple(shape) if type(shape) is list else shape,
+                           tuple(stride) if type(stride) is list else stride)  # fmt: skip
+                    if key in fine:
+                        continue
+                except TypeError:  # (a stride list holding an object: checked, never shared)
+                    key = None
+                before = len(problems)
+                _tensor(tid, item, f"graph[{index}].{side}[{k}]", written, problems)
+                if key is not None and len(problems) == before:
+                    fine.add(key)
 
 
 def _ports(
     document: dict[str, Any],
     ops: list[dict[str, Any]],
     produced: dict[int, int],
-    reference: dict[int, Declaration],
     problems: list[Diagnostic],
 ) -> None:
     """input_ports name the graph's inputs and output_ports what its ops produce. benchdnn reads them only
@@ -147,9 +158,10 @@ def _ports(
                 diagnostic("graph.field", side, f"{side} must be a list of tensor ids; got {shown(ports)}")
             )
             continue
+        read = {item["id"] for op in ops for item in op.get("inputs", ())}
         for k, tid in enumerate(ports):
             why = ""
-            if tid not in reference:
+            if tid not in produced and tid not in read:
                 why = "which no op of the graph reads or writes"
             elif side == "input_ports" and tid in produced:
                 why = f"which {_who(ops, produced[tid])} produces: not a graph input"
@@ -270,33 +282,53 @@ def _newer(
     releases) nothing is compared."""
     if version < FIRST_RELEASE:
         return
+    ops_after = {kind for kind, since in onednn_versions.OPS.items() if since > version}
+    attrs_after = {key for key, since in onednn_versions.ATTRS.items() if since > version}
+    dtypes_after = {dtype for dtype, since in onednn_versions.DTYPES.items() if since > version}
+    props_after = {prop for prop, since in onednn_versions.PROPERTIES.items() if since > version}
+    if not (ops_after or attrs_after or dtypes_after or props_after):
+        return  # (a file of the latest releases: nothing it may use came later)
     uses: Counter[str] = Counter()
     first: dict[str, tuple[str, tuple[int, int]]] = {}
 
-    def use(what: str, path: str, since: tuple[int, int] | None) -> None:
-        if since is not None and since > version:
-            uses[what] += 1
-            first.setdefault(what, (path, since))
+    def use(what: str, path: str, since: tuple[int, int]) -> None:
+        uses[what] += 1
+        first.setdefault(what, (path, since))
 
+    # (a set of what the file uses first, at C speed: most files use nothing newer than they say)
+    ops_after &= {op["kind"] for op in ops}
+    if attrs_after:
+        attrs_after &= {(op["kind"], name) for op in ops for name in op.get("attrs", ())}
+    tensors = False
+    if dtypes_after or props_after:
+        items = [item for op in ops for side in ("inputs", "outputs") for item in op.get(side, ())]
+        used = {item.get("dtype") for item in items}  # (strings: the reader holds a dtype to that)
+        used |= {prop for item in items if type(prop := item.get("property_type")) is str}
+        tensors = not used.isdisjoint(dtypes_after | props_after)
+    if not (ops_after or attrs_after or tensors):
+        return
     for index, op in enumerate(ops):
         kind = op["kind"]
-        use(f"op {kind}", f"graph[{index}].kind", onednn_versions.OPS.get(kind))
-        for name in op.get("attrs", {}):
-            use(
-                f"{kind}'s attribute {name}",
-                f"graph[{index}].attrs.{name}",
-                onednn_versions.ATTRS.get((kind, name)),
-            )
-        for side in ("inputs", "outputs"):
-            for k, item in enumerate(op.get(side, [])):
-                here = f"graph[{index}].{side}[{k}]"
-                dtype, prop = item.get("dtype"), item.get("property_type")
-                if isinstance(dtype, str):
-                    use(f"dtype {dtype}", f"{here}.dtype", onednn_versions.DTYPES.get(dtype))
-                if isinstance(prop, str):
+        if kind in ops_after:
+            use(f"op {kind}", f"graph[{index}].kind", onednn_versions.OPS[kind])
+        if attrs_after:
+            for name in op.get("attrs", {}):
+                if (kind, name) in attrs_after:
                     use(
-                        f"property_type {prop}", f"{here}.property_type", onednn_versions.PROPERTIES.get(prop)
+                        f"{kind}'s attribute {name}",
+                        f"graph[{index}].attrs.{name}",
+                        onednn_versions.ATTRS[kind, name],
                     )
+        if not tensors:
+            continue
+        for side in ("inputs", "outputs"):
+            for k, item in enumerate(op.get(side, ())):
+                dtype, prop = item.get("dtype"), item.get("property_type")
+                if type(dtype) is str and dtype in dtypes_after:
+                    use(f"dtype {dtype}", f"graph[{index}].{side}[{k}].dtype", onednn_versions.DTYPES[dtype])
+                if type(prop) is str and prop in props_after:
+                    use(f"property_type {prop}", f"graph[{index}].{side}[{k}].property_type",
+                        onednn_versions.PROPERTIES[prop])  # fmt: skip
     for what, (path, since) in first.items():
         more = uses[what] - 1
         problems.append(

@@ -75,7 +75,7 @@ def parse(data: bytes, settings: Settings) -> Graph:
     reader.opsets = {_text(o.domain): o.version for o in model.opset_import}
     reader.functions = {(_text(f.domain), _text(f.name)) for f in model.functions}
     found: list = []
-    reader.unreadable = onnx_graph.check(model, _text, found)
+    reader.rules = onnx_graph.Rules(model.ir_version, _text, found)
     result = reader.graph()
     result.diagnostics.extend(found)
     if failed and not any(d.severity == "error" for d in found):  # (else inference failed on what they say)
@@ -302,7 +302,9 @@ class _Reader:
         self.opsets: dict[str, int] = {}  # the model's opset_import, by domain
         self.functions: set[tuple[str, str]] = set()  # (domain, name) of the model's own functions
         self.schemas: dict[tuple[str, str], bool] = {}
-        self.unreadable: set[str] = set()  # tensors whose data onnx_graph found at fault: not decoded
+        # ONNX's graph-level rules, read along (onnx_graph.py), and the scope of the graph being read
+        self.rules = onnx_graph.Rules(0, _text, self.problems)
+        self.scope_rules: onnx_graph.Scope | None = None
 
     def value(self, info: onnx.ValueInfoProto, where: str) -> Value:
         kind = info.type.WhichOneof("value")
@@ -341,7 +343,7 @@ class _Reader:
         dims: Shape = tuple(int(d) for d in tensor.dims)
         value = Value(_dtype(tensor.data_type), dims)
         count = math.prod(dims)  # exact: np.prod would wrap past int64
-        if value.dtype in DTYPES and count <= SMALL_CONSTANT and where not in self.unreadable:
+        if value.dtype in DTYPES and count <= SMALL_CONSTANT and where not in self.rules.unreadable:
             try:
                 value.data = numpy_helper.to_array(tensor).astype(DTYPES[value.dtype].numpy)
             except (ValueError, TypeError) as exc:
@@ -363,6 +365,8 @@ class _Reader:
         """A graph's declared types, initializers and nodes; a node's subgraphs come just before it (they
         read values made before it), their values named in their own scope (`3.then_branch/x`)."""
         scope = _scope(g, _value_prefix(ids), outer)
+        parent = self.scope_rules
+        rules = self.scope_rules = self.rules.enter(g, where, parent)
         declared = self.declared
         seen: dict[bytes, Value] = {}  # a model declares the same few types thousands of times over
         for group, place in (
@@ -394,9 +398,12 @@ class _Reader:
                 path = f"{where}node[{_text(proto.name) or f'#{index}'}]"
                 for attr, body in _subgraphs(proto):
                     self.read(body, f"{ids}{index}.{attr}.", f"{path}.attribute.{attr}.", scope)
+                self.scope_rules = rules
             elif where:
                 path = f"{where}node[{_text(proto.name) or f'#{index}'}]"
             nodes.append(node(index, proto, declared, ids, path, scope))
+        rules.leave(g)
+        self.scope_rules = parent
 
     def schema(self, domain: str, op_type: str) -> bool:
         """Whether ONNX's inference knows the op: a schema of its domain at the model's opset, or a
@@ -449,6 +456,10 @@ class _Reader:
             name, op_type = _text(name), _text(op_type)
             in_names, out_names = [_text(n) for n in in_names], [_text(n) for n in out_names]
         path = path or f"node[{name or f'#{index}'}]"
+        if self.scope_rules is not None:  # (the reader reads If, Loop and Scan bodies itself)
+            self.scope_rules.node(
+                index, proto, in_names, out_names, path, own_bodies=op_type not in SUBGRAPH_OPS
+            )
         standard = domain in DEFAULT_DOMAINS
         outputs = (
             out_names if all(out_names) else [n or f"{path}.output[{k}]" for k, n in enumerate(out_names)]

@@ -14,6 +14,7 @@ input's name; the file's own declarations).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import onnx
 
@@ -25,23 +26,20 @@ T = onnx.TensorProto
 # Elements per entry where a type packs several into one byte of raw_data or one int32_data entry
 PACKED = {T.INT4: 2, T.UINT4: 2, T.FLOAT4E2M1: 2, T.INT2: 4, T.UINT2: 4}
 COMPLEX = {T.COMPLEX64: 2, T.COMPLEX128: 2}  # values per element, in float_data / double_data
+_HELD = frozenset({onnx.AttributeProto.TENSOR, onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS})
 FIELDS = ("float_data", "int32_data", "string_data", "int64_data", "raw_data", "double_data", "uint64_data")
 
 
-def check(model: onnx.ModelProto, text, problems: list[Diagnostic]) -> set[str]:
-    """The model's faults into `problems`; the paths of the tensors whose data is at fault (not to be read).
-    `text` turns a protobuf string into the reader's text (names may be any bytes)."""
-    checker = _Checker(model.ir_version, text, problems)
-    checker.graph(model.graph, "", set(), main=True)
-    return checker.unreadable
+class Rules:
+    """The model's rules, read along with the reader's own walk (it hands each graph and each node's
+    names over as it reads them: extracting a 10,000-node model's names twice cost a seventh of its
+    check). `text` turns a protobuf string into the reader's text (names may be any bytes)."""
 
-
-class _Checker:
-    def __init__(self, ir_version: int, text, problems: list[Diagnostic]):
+    def __init__(self, ir_version: int, text: Callable[[str | bytes], str], problems: list[Diagnostic]):
         self.ir_version = ir_version
         self.text = text
         self.problems = problems
-        self.unreadable: set[str] = set()
+        self.unreadable: set[str] = set()  # tensors whose data is at fault: the reader does not decode them
 
     def say(
         self, rule: str, path: str, message: str, related: tuple[str, str] | None = None, severity=None
@@ -51,14 +49,18 @@ class _Checker:
             finding.related = [Related(path=related[0], message=related[1])]
         self.problems.append(finding)
 
-    def graph(self, g: onnx.GraphProto, where: str, outer: set[str], main: bool) -> None:
+    def enter(self, g: onnx.GraphProto, where: str, parent: Scope | None) -> Scope:
+        """A graph's name, inputs, outputs' types and initializers, before its nodes (the main graph's
+        parent is None; a subgraph's, the graph around it, as it stands at the node that holds it)."""
         text = self.text
+        main = parent is None
+        scope = Scope(self, where, parent)
         if not g.name:
             self.say("graph.name", f"{where}graph", "the graph has no name; ONNX's checker requires one")
-        names: dict[str, str] = {}  # name -> the path that defines it, in this graph
         for side in ("input", "output"):
             for k, info in enumerate(getattr(g, side)):
                 self.value_info(info, f"{where}graph.{side}[{k}]", main)
+        names = scope.defined
         for k, info in enumerate(g.input):
             name, path = text(info.name), f"{where}graph.input[{k}]"
             if name in names:
@@ -78,11 +80,8 @@ class _Checker:
             initializers[name] = path
             self.tensor(init, f"initializer {shown(name)}", path)
             if self.ir_version <= 3 and name not in names:
-                self.say(
-                    "graph.input",
-                    path,
-                    f"initializer {shown(name)} is no graph input: up to IR version 3 every initializer is one",
-                )
+                self.say("graph.input", path,
+                         f"initializer {shown(name)} is no graph input: up to IR version 3 every initializer is one")  # fmt: skip
             names.setdefault(name, path)
         for k, sparse in enumerate(g.sparse_initializer):
             name, path = text(sparse.values.name), f"{where}graph.sparse_initializer[{k}]"
@@ -91,52 +90,23 @@ class _Checker:
                          (initializers[name], "named here first"))  # fmt: skip
             initializers.setdefault(name, path)
             names.setdefault(name, path)
-        later = {
-            text(out): (index, k)
-            for index, node in enumerate(g.node)
-            for k, out in enumerate(node.output)
-            if out
-        }
+        return scope
+
+    def walk(self, g: onnx.GraphProto, where: str, parent: Scope | None) -> None:
+        """A graph the reader does not read itself (a custom op's graph attribute), through the same rules."""
+        scope = self.enter(g, where, parent)
         for index, node in enumerate(g.node):
-            path = f"{where}node[{text(node.name) or f'#{index}'}]"
-            for k, raw in enumerate(node.input):
-                name = text(raw)
-                place = (
-                    later.get(name, (-1, 0))[0] if name and name not in names and name not in outer else -1
-                )
-                if place > index and not _feeds(g, index, place, later, text):
-                    self.say("graph.order", f"{path}.input[{k}]",
-                             f"{path} reads {shown(name)}, which node {place} (later in the graph) makes; ONNX "
-                             "requires the nodes in topological order, each name made before it is read",
-                             (f"{where}node[{text(g.node[place].name) or f'#{place}'}]", "made here"))  # fmt: skip
-            for attr in node.attribute:
-                if attr.type == onnx.AttributeProto.TENSOR:
-                    self.tensor(attr.t, f"{path}'s {text(attr.name)}", f"{path}.attribute.{text(attr.name)}")
-                bodies = [(text(attr.name), attr.g)] if attr.type == onnx.AttributeProto.GRAPH else []
-                if attr.type == onnx.AttributeProto.GRAPHS:
-                    bodies = [(f"{text(attr.name)}[{j}]", body) for j, body in enumerate(attr.graphs)]
-                for label, body in bodies:
-                    self.graph(body, f"{path}.attribute.{label}.", outer | names.keys(), main=False)
-            for k, raw in enumerate(node.output):
-                name = text(raw)
-                if not name:
-                    continue
-                first = names.get(name)
-                if first is not None and not first.startswith(f"{where}node["):
-                    self.say("graph.edge", f"{path}.output[{k}]",
-                             f"{path} writes {shown(name)}, the name of {first}; a name is defined once (SSA)",
-                             (first, "defined here"))  # fmt: skip
-                elif first is None and name in outer:
-                    self.say("graph.edge", f"{path}.output[{k}]",
-                             f"{path} writes {shown(name)}, a name of an enclosing graph; a subgraph may not "
-                             "define a name again (SSA)")  # fmt: skip
-                names.setdefault(name, f"{path}.output[{k}]")
-        for k, info in enumerate(g.output):
-            name = text(info.name)
-            if name and name not in names:
-                self.say("graph.output", f"{where}graph.output[{k}]",
-                         f"graph output {shown(name)} is no value of the graph: no node makes it, and it is no "
-                         "input or initializer")  # fmt: skip
+            ins, outs = node.input[:], node.output[:]
+            try:
+                plain = "".join([*ins, *outs]).isascii()
+            except TypeError:  # a bytes among them: a proto2 string that is not UTF-8
+                plain = False
+            if not plain:
+                ins, outs = [self.text(n) for n in ins], [self.text(n) for n in outs]
+            scope.node(
+                index, node, ins, outs, f"{where}node[{self.text(node.name) or f'#{index}'}]", own_bodies=True
+            )
+        scope.leave(g)
 
     def value_info(self, info: onnx.ValueInfoProto, path: str, main: bool) -> None:
         if not info.name:
@@ -219,16 +189,97 @@ class _Checker:
                      f"{list(tensor.dims)} are {need:,}")  # fmt: skip
 
 
-def _feeds(g: onnx.GraphProto, source: int, target: int, made: dict[str, tuple[int, int]], text) -> bool:
-    """Whether node `target` reads, through any chain, what node `source` makes: then reading its output
-    is a cycle (the walker's graph.cycle), not a question of order."""
-    seen, todo = set(), [target]
-    while todo:
-        place = todo.pop()
-        if place == source:
-            return True
-        if place in seen:
-            continue
-        seen.add(place)
-        todo.extend(made[text(n)][0] for n in g.node[place].input if n and text(n) in made)
-    return False
+class Scope:
+    """One graph's names as its nodes are read, in order: its inputs' and initializers' (with where each
+    is), the names its nodes made so far, and the graph around it (a subgraph sees the names made there
+    before the node that holds it, as ONNX's checker does)."""
+
+    def __init__(self, rules: Rules, where: str, parent: Scope | None):
+        self.rules = rules
+        self.where = where
+        self.parent = parent
+        self.defined: dict[str, str] = {}  # a graph input's or initializer's name -> its path
+        self.made: dict[str, int] = {}  # a name a node made -> the node's place
+        self.reads: list[list[str]] = []  # each node's input names, by place (for telling a cycle)
+        self.paths: list[str] = []  # each node's path, by place
+        self.waiting: dict[str, list[tuple[int, int]]] = {}  # a name read before it is made -> (place, input)
+
+    def has(self, name: str) -> bool:
+        scope: Scope | None = self
+        while scope is not None:
+            if name in scope.defined or name in scope.made:
+                return True
+            scope = scope.parent
+        return False
+
+    def node(
+        self, index: int, proto: onnx.NodeProto, ins: list[str], outs: list[str], path: str, own_bodies: bool
+    ) -> None:
+        """One node, in file order, with its input and output names. own_bodies: walk its graph attributes
+        here (the reader reads If, Loop and Scan bodies itself, before the node)."""
+        rules = self.rules
+        self.reads.append(ins)
+        self.paths.append(path)
+        defined, made, parent = self.defined, self.made, self.parent
+        for k, name in enumerate(ins):
+            if name and name not in made and name not in defined and (parent is None or not parent.has(name)):
+                self.waiting.setdefault(name, []).append((index, k))
+        attrs = proto.attribute
+        if attrs:
+            for attr in attrs:
+                kind = attr.type
+                if kind not in _HELD:
+                    continue
+                if kind == onnx.AttributeProto.TENSOR:
+                    name = rules.text(attr.name)
+                    rules.tensor(attr.t, f"{path}'s {name}", f"{path}.attribute.{name}")
+                elif own_bodies and kind == onnx.AttributeProto.GRAPH:
+                    rules.walk(attr.g, f"{path}.attribute.{rules.text(attr.name)}.", self)
+                elif own_bodies and kind == onnx.AttributeProto.GRAPHS:
+                    for j, body in enumerate(attr.graphs):
+                        rules.walk(body, f"{path}.attribute.{rules.text(attr.name)}[{j}].", self)
+        for k, name in enumerate(outs):
+            if not name or name in made:
+                continue  # (two nodes writing one name: the walker's graph.edge)
+            first = defined.get(name)
+            if first is not None:
+                rules.say("graph.edge", f"{path}.output[{k}]",
+                          f"{path} writes {shown(name)}, the name of {first}; a name is defined once (SSA)",
+                          (first, "defined here"))  # fmt: skip
+            elif parent is not None and parent.has(name):
+                rules.say("graph.edge", f"{path}.output[{k}]",
+                          f"{path} writes {shown(name)}, a name of an enclosing graph; a subgraph may not define "
+                          "a name again (SSA)")  # fmt: skip
+            made[name] = index
+            if name not in self.waiting:
+                continue
+            for place, slot in self.waiting.pop(name):
+                if not self.feeds(place, index):
+                    reader = self.paths[place]
+                    rules.say("graph.order", f"{reader}.input[{slot}]",
+                              f"{reader} reads {shown(name)}, which node {index} (later in the graph) makes; ONNX "
+                              "requires the nodes in topological order, each name made before it is read",
+                              (path, "made here"))  # fmt: skip
+
+    def feeds(self, source: int, target: int) -> bool:
+        """Whether node `target` reads, through any chain, what node `source` makes: then reading its
+        output is a cycle (the walker's graph.cycle), not a question of order."""
+        seen, todo = set(), [target]
+        while todo:
+            place = todo.pop()
+            if place == source:
+                return True
+            if place in seen:
+                continue
+            seen.add(place)
+            todo.extend(self.made[n] for n in self.reads[place] if n in self.made)
+        return False
+
+    def leave(self, g: onnx.GraphProto) -> None:
+        """The graph's outputs, once its nodes are read: each a value of the graph."""
+        for k, info in enumerate(g.output):
+            name = self.rules.text(info.name)
+            if name and name not in self.defined and name not in self.made:
+                self.rules.say("graph.output", f"{self.where}graph.output[{k}]",
+                               f"graph output {shown(name)} is no value of the graph: no node makes it, and it is no "
+                               "input or initializer")  # fmt: skip
