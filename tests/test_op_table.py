@@ -3,24 +3,12 @@ saying to run the script, when an op is added or renamed without it."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
 from app.ops import REGISTRY
+from tests.scripts import script
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "op_table.py"
-
-
-def _script():
-    spec = importlib.util.spec_from_file_location("op_table", SCRIPT)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
-
-
-OP_TABLE = _script()
+OP_TABLE = script("op_table")
 
 
 def test_the_readme_table_is_the_registry() -> None:

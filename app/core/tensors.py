@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any
 
@@ -154,6 +155,26 @@ class TensorType(BaseModel):
         description="The dtype; null where the inputs leave it open (declare the output to choose it)."
     )
     shape: list[int | str] | None
+
+
+def stride_overlap(shape: Sequence[int], strides: Sequence[int]) -> tuple[int, int] | None:
+    """Where strides make two elements of a tensor share an address, as oneDNN's memory descriptor check
+    (memory_desc_strides_check, plain layouts) finds it: dims ordered by stride (ties: the smaller dim,
+    then the earlier), each dim's stride at least the extent of the dims inside it; a dim of size 1 and a
+    zero stride (a broadcast) are passed over, and a tensor with a dim of 0 has no elements to overlap.
+    So a permutation or padded rows are fine. Returns (the dim whose stride falls short, the dim inside
+    it whose extent it falls into), or None. Every dim and stride known and >= 0."""
+    if 0 in shape:
+        return None
+    order = sorted(range(len(shape)), key=lambda d: (strides[d], shape[d], d))
+    least, inner = 1, -1
+    for dim in order:
+        if strides[dim] == 0 or shape[dim] == 1:
+            continue
+        if strides[dim] < least:
+            return dim, inner
+        least, inner = strides[dim] * shape[dim], dim
+    return None
 
 
 # --- MLI tensor checks (op-independent: every MLI kernel validates its tensors this way) -------------

@@ -15,7 +15,7 @@ from pydantic import BaseModel, Field
 
 from app.core.diagnostics import Diagnostic
 from app.core.tensors import TensorType
-from app.formats.graph import GraphResult
+from app.formats.graph import GraphResult, NodeResult
 from app.formats.layout import Layout, layout
 
 Typer = Literal["opspec", "declared", "onnx", "openvino"]
@@ -137,7 +137,7 @@ def to_json(result: GraphResult, *, with_layout: bool = False, descriptors: bool
     exclude: dict[str, Any] = {}
     if with_layout:
         answer.layout = layout(
-            [{"id": n.id, "kind": n.kind, "name": n.name} for n in result.nodes],
+            [{"id": n.id, "kind": n.kind, "name": n.name, "tag": _engine_tag(n)} for n in result.nodes],
             [{"producer": v.producer, "consumers": v.consumers} for v in answer.values],
         )
     else:
@@ -145,3 +145,10 @@ def to_json(result: GraphResult, *, with_layout: bool = False, descriptors: bool
     if not descriptors:
         exclude["nodes"] = {"__all__": {"descriptor"}}
     return answer.model_dump_json(exclude=exclude or None).encode()
+
+
+def _engine_tag(node: NodeResult) -> str:
+    """The tag the page draws on a node another engine checked or typed (graphcanvas.js engineOf)."""
+    engine = node.checked_by if node.checked_by not in (None, "opspec") else None
+    engine = engine or (node.typed_by if node.typed_by in ("onnx", "openvino") else None)
+    return {"openvino": "OpenVINO"}.get(engine or "", (engine or "").upper())

@@ -39,6 +39,10 @@ from app.ops import BY_NAME, DescriptorErrors, parse
 from app.parsing import describe_errors
 
 READER = "opspec graph reader"
+# oneDNN Graph JSON as oneDNN writes and reads it: the library's logical tensor and graph serialization,
+# benchdnn's reader (tests/benchdnn/graph/deserialize.cpp)
+ONNX_CHECKER = "ONNX IR (onnx/checker.cc: check_graph, check_value_info, check_tensor)"
+ONEDNN_JSON = "oneDNN Graph JSON (logical tensor, graph serialize; benchdnn deserialize.cpp)"
 RULES: dict[str, Rule] = {
     rule.id: rule
     for rule in (
@@ -50,6 +54,34 @@ RULES: dict[str, Rule] = {
              "JSON an unknown dim only where the others leave it unknown too).", READER),
         Rule("graph.edge.layout", "Every declaration of a value gives it the same layout_type and strides.", READER),
         Rule("graph.edge.property", "Every declaration of a value gives it the same property_type.", READER),
+        Rule("graph.layout.type", "A logical tensor's layout_type is one of the format's: undef, any, strided, "
+             "opaque.", ONEDNN_JSON),
+        Rule("graph.layout.strides", "A logical tensor's strides fit its shape: one per dim, none negative, each dim's "
+             "stride past the span of the dims inside it, as oneDNN's memory check orders them (a zero stride "
+             "only where a graph input is read by broadcast).",
+             ONEDNN_JSON),
+        Rule("graph.layout.input", "A graph input is laid out by known strides: not layout_type any or opaque, "
+             "not unknown strides.", ONEDNN_JSON),
+        Rule("graph.property", "A logical tensor's property_type is one of the format's (undef, variable, "
+             "constant, host_scalar); a host_scalar has shape [] and dtype s32, f32 or s64.", ONEDNN_JSON),
+        Rule("graph.field", "The graph's own fields hold values of the format: engine_kind cpu, gpu or any; "
+             "fpmath_mode strict, bf16, f16, tf32 or any; fpmath_mode_apply_to_int true or false (or 1, 0); version a "
+             "release number; input_ports and output_ports lists of tensor ids.", ONEDNN_JSON),
+        Rule("graph.ports", "input_ports name graph inputs and output_ports values an op produces.", ONEDNN_JSON,
+             "warning"),
+        Rule("graph.op.id", "Every op has an id of its own.", ONEDNN_JSON),
+        Rule("graph.version", "The file uses only the ops, attributes, dtypes and property types that the oneDNN "
+             "release its version names had.", ONEDNN_JSON, "warning"),
+        Rule("graph.order", "Every name a node reads is made before it: the nodes are in topological order "
+             "(ONNX).", ONNX_CHECKER),
+        Rule("graph.input", "Graph inputs and initializers are named, each name once (ONNX's single static "
+             "assignment); up to IR version 3 every initializer is a graph input.", ONNX_CHECKER),
+        Rule("graph.output", "Every graph output is a value of its graph: a node's output, an input or an "
+             "initializer (ONNX).", ONNX_CHECKER),
+        Rule("graph.value_info", "The main graph's inputs and outputs are named and typed: a tensor's elem_type "
+             "and shape (ONNX; a shape missing is a warning, as onnxruntime reads the model).", ONNX_CHECKER),
+        Rule("graph.name", "Every graph (and subgraph) has a name (ONNX's checker; runtimes load one without).",
+             ONNX_CHECKER, "warning"),
         Rule("graph.dim", "Every dim the file writes is a size >= 0 or one of the format's unknown-dim marks.",
              READER),
         Rule("graph.constant", "A constant's bytes lie inside the weights and hold its type and shape.", READER),
@@ -700,6 +732,21 @@ def _engine(
     faulted = ours and any(_declared_output_fault(d) for d in result.diagnostics)
     if faulted:
         echoes = []
+    if ours and any(d.severity == "error" for d in result.diagnostics):
+        # opspec's rules already name what is wrong here, precisely: the engine's refusal of the same node
+        # is kept as a note, so one fault stays one error (a constant axis out of range is both)
+        found = [
+            diagnostic(
+                d.rule,
+                d.path,
+                f"{ENGINE_NAMES.get(engine, 'the engine')} refuses this node too: "
+                + d.message.removeprefix("ONNX shape inference: "),
+                "info",
+            )
+            if d.severity == "error"
+            else d
+            for d in found
+        ]
     found += echoes
     typed_by, checked_by, by = result.typed_by, result.checked_by, result.outputs_typed_by
     theirs = _engine_view(node)

@@ -35,12 +35,14 @@ class Layout(BaseModel):
     nodes: list[Box] = Field(description="One box per node, in the answer's node order.")
 
 
-def _width(kind: str, name: str) -> float:
-    return max(112.0, min(300.0, 56 + CHAR * max(len(kind), len(name))))
+def _width(kind: str, name: str, tag: str = "") -> float:
+    """Room for the kind (beside the tag of the engine that typed the node, if any) and the name."""
+    return max(112.0, min(300.0, 56 + CHAR * max(len(kind) + (len(tag) + 1 if tag else 0), len(name))))
 
 
 def layout(nodes: list[dict[str, Any]], values: list[dict[str, Any]]) -> Layout:
-    """nodes: [{id, kind, name}], values: [{producer, consumers}] as the answer gives them."""
+    """nodes: [{id, kind, name, tag}] (tag: the engine that typed the node, drawn beside its kind),
+    values: [{producer, consumers}] as the answer gives them."""
     ids = [str(n["id"]) for n in nodes]
     index = {node_id: i for i, node_id in enumerate(ids)}
     count = len(ids)
@@ -100,7 +102,7 @@ def layout(nodes: list[dict[str, Any]], values: list[dict[str, Any]]) -> Layout:
         else:
             sweep(range(depth - 2, -1, -1), children)
 
-    width = [_width(str(n.get("kind", "")), str(n.get("name", ""))) for n in nodes]
+    width = [_width(str(n.get("kind", "")), str(n.get("name", "")), str(n.get("tag") or "")) for n in nodes]
     centre = [0.0] * count
     for r, row in enumerate(rows):
         wanted = []

@@ -23,7 +23,7 @@ from app.core.config import Settings
 from app.core.family import ONEDNN
 from app.core.numbers import INT64_MIN
 from app.core.payload import LimitExceeded
-from app.formats import jsonpos
+from app.formats import jsonpos, onednn_fields
 from app.formats.errors import Malformed, shown
 from app.formats.graph import (
     Graph,
@@ -207,6 +207,7 @@ class _Reader:
                 f"the graph has {len(ops):,} ops, above the limit of {limit:,} (max_graph_nodes)",
             )
         nodes = [self.node(index, op) for index, op in enumerate(ops)]
+        onednn_fields.check(doc, self.problems)
         produced = {name for node in nodes for name in node.outputs}
         inputs: dict[str, Value] = {}
         for node in nodes:

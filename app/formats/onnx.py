@@ -32,7 +32,7 @@ from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.numbers import clip
 from app.core.payload import LimitExceeded
 from app.core.shapes import SYMBOL, Shape
-from app.formats import translations
+from app.formats import onnx_graph, translations
 from app.formats.errors import Malformed, shown
 from app.formats.graph import (
     SMALL_CONSTANT,
@@ -76,8 +76,11 @@ def parse(data: bytes, settings: Settings) -> Graph:
     reader = _Reader(graph, opset, settings, inferred, errors)
     reader.opsets = {_text(o.domain): o.version for o in model.opset_import}
     reader.functions = {(_text(f.domain), _text(f.name)) for f in model.functions}
+    found: list = []
+    reader.rules = onnx_graph.Rules(model.ir_version, _text, found)
     result = reader.graph()
-    if failed:
+    result.diagnostics.extend(found)
+    if failed and not any(d.severity == "error" for d in found):  # (else inference failed on what they say)
         result.diagnostics.append(diagnostic("onnx.shape_inference", "graph", failed, "warning"))
     return result
 
@@ -311,6 +314,9 @@ class _Reader:
         self.functions: set[tuple[str, str]] = set()  # (domain, name) of the model's own functions
         self.schemas: dict[tuple[str, str], bool] = {}
         self.engine_names = False  # some dim is a name an engine made up (Graph.engine_names)
+        # ONNX's graph-level rules, read along (onnx_graph.py), and the scope of the graph being read
+        self.rules = onnx_graph.Rules(0, _text, self.problems)
+        self.scope_rules: onnx_graph.Scope | None = None
 
     def value(self, info: onnx.ValueInfoProto, where: str) -> Value:
         kind = info.type.WhichOneof("value")
@@ -353,7 +359,7 @@ class _Reader:
         dims: Shape = tuple(int(d) for d in tensor.dims)
         value = Value(_dtype(tensor.data_type), dims)
         count = math.prod(dims)  # exact: np.prod would wrap past int64
-        if value.dtype in DTYPES and count <= SMALL_CONSTANT:
+        if value.dtype in DTYPES and count <= SMALL_CONSTANT and where not in self.rules.unreadable:
             try:
                 value.data = numpy_helper.to_array(tensor).astype(DTYPES[value.dtype].numpy)
             except (ValueError, TypeError) as exc:
@@ -378,6 +384,8 @@ class _Reader:
         """A graph's declared types, initializers and nodes; a node's subgraphs come just before it (they
         read values made before it), their values named in their own scope (`3.then_branch/x`)."""
         scope = _scope(g, _value_prefix(ids), outer)
+        parent = self.scope_rules
+        rules = self.scope_rules = self.rules.enter(g, where, parent)
         declared = self.declared
         seen: dict[bytes, Value] = {}  # a model declares the same few types thousands of times over
         for group, place in (
@@ -409,9 +417,12 @@ class _Reader:
                 path = f"{where}node[{_text(proto.name) or f'#{index}'}]"
                 for attr, body in _subgraphs(proto):
                     self.read(body, f"{ids}{index}.{attr}.", f"{path}.attribute.{attr}.", scope)
+                self.scope_rules = rules
             elif where:
                 path = f"{where}node[{_text(proto.name) or f'#{index}'}]"
             nodes.append(node(index, proto, declared, ids, path, scope))
+        rules.leave(g)
+        self.scope_rules = parent
 
     def schema(self, domain: str, op_type: str) -> bool:
         """Whether ONNX's inference knows the op: a schema of its domain at the model's opset, or a
@@ -464,6 +475,10 @@ class _Reader:
             name, op_type = _text(name), _text(op_type)
             in_names, out_names = [_text(n) for n in in_names], [_text(n) for n in out_names]
         path = path or f"node[{name or f'#{index}'}]"
+        if self.scope_rules is not None:  # (the reader reads If, Loop and Scan bodies itself)
+            self.scope_rules.node(
+                index, proto, in_names, out_names, path, own_bodies=op_type not in SUBGRAPH_OPS
+            )
         standard = domain in DEFAULT_DOMAINS
         outputs = (
             out_names if all(out_names) else [n or f"{path}.output[{k}]" for k, n in enumerate(out_names)]

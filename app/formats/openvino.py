@@ -24,6 +24,7 @@ from xml.parsers import expat
 import numpy as np
 
 from app.core.config import Settings
+from app.core.diagnostics import Related
 from app.core.dtypes import DTYPES
 from app.core.numbers import clip
 from app.core.payload import LimitExceeded
@@ -138,6 +139,8 @@ def _engine(graph: Graph, data: bytes, weights: bytes) -> None:
     try:
         model = ov.Core().read_model(model=data, weights=ov.Tensor(np.frombuffer(weights or b"\0", np.uint8)))
     except Exception as exc:  # OpenVINO refuses the IR: said on the graph, the declared types still flow
+        if any(d.severity == "error" and d.rule.startswith(_STRUCTURE) for d in graph.diagnostics):
+            return  # a broken edge or a Const outside its weights: said where it is, OpenVINO's refusal echoes it
         graph.diagnostics.append(
             diagnostic(
                 "openvino.inference",
@@ -181,15 +184,28 @@ def _engine(graph: Graph, data: bytes, weights: bytes) -> None:
                                    f"{other} ({_dims(theirs.shape)})")
                     )  # fmt: skip
         if findings:
-            node.engine_findings = findings
+            # a declared port that OpenVINO infers otherwise: where opspec checks the layer, its own
+            # `<Op>.outputs.*` rule names the same fault, and this is not repeated (graph._engine)
+            node.engine_echoes = findings
+
+
+# Faults of the IR's structure that OpenVINO refuses to read it for, said at their place by the reader
+_STRUCTURE = ("graph.edge", "graph.constant")
 
 
 def _ov_value(output: Any) -> Value:
-    dtype = file_dtype(output.get_element_type().get_type_name())
+    dtype = _dtype(output.get_element_type().get_type_name())
     shape = output.get_partial_shape()
     if shape.rank.is_dynamic:
         return Value(dtype, None)
     return Value(dtype, tuple(d.get_length() if d.is_static else None for d in shape))
+
+
+def _dtype(name: str | None) -> str | None:
+    """An element type as the IR writes it, by opspec's name where it has one; else in one case, as a port's
+    precision (F8E4M3) and a layer's element_type (f8e4m3) spell the same type two ways."""
+    dtype = file_dtype(name)
+    return dtype.lower() if dtype is not None and dtype not in DTYPES else dtype
 
 
 def _dims(shape: tuple) -> str:
@@ -235,8 +251,11 @@ class _Reader:
             ports[node.id] = inputs
             nodes.append(node)
         edges = root.child("edges")
+        fed: dict[tuple[str, str], int] = {}  # (layer id, input port id) -> the edge that feeds it
+        broken: set[tuple[str, str | None]] = set()  # input ports (None: any of the layer's) a bad edge meant
         for index, edge in enumerate(edges.all("edge") if edges is not None else []):
-            self.edge(index, edge, by_id, ports)
+            self.edge(index, edge, by_id, ports, fed, broken)
+        inputs = self.unconnected(nodes, broken)
         self.mark("net", root)
         consts = [node for node in nodes if node.kind == "Const"]
         if self.weights is None and consts:
@@ -250,35 +269,81 @@ class _Reader:
                     "beside the .xml, or send it as the multipart part `weights`",
                 ),
             )
-        return Graph(FORMAT, "openvino", nodes, {}, self.problems, self.positions)
+        return Graph(FORMAT, "openvino", nodes, inputs, self.problems, self.positions)
 
     def edge(
-        self, index: int, edge: Element, by_id: dict[str, Node], ports: dict[str, dict[str, int]]
+        self,
+        index: int,
+        edge: Element,
+        by_id: dict[str, Node],
+        ports: dict[str, dict[str, int]],
+        fed: dict[tuple[str, str], int],
+        broken: set[tuple[str, str | None]],
     ) -> None:
+        """An <edge> joins an output port of one layer to an input port of another, and each input port has
+        one edge. A bad edge is one finding here; the input port it leaves without an edge is not said
+        again."""
         path = self.mark(f"edges[{index}]", edge)
         keys = ("from-layer", "from-port", "to-layer", "to-port")
         if any(key not in edge.attrs for key in keys):
             raise _malformed(f"an <edge> needs {', '.join(keys)}", edge, path)
         source, port, target, slot = (edge.attrs[key] for key in keys)
         if target not in by_id or slot not in ports[target]:
+            broken.add((target, None))
+            what = (
+                f"layer {target} has no input port {slot}"
+                if target in by_id
+                else f"there is no layer {target}"
+            )
             self.problems.append(
-                diagnostic(
-                    "graph.edge",
-                    path,
-                    f"edge {index} goes to layer {target} port {slot}, which does not exist",
-                )
+                diagnostic("graph.edge", path, f"edge {index} goes to layer {target} port {slot}, but {what}")
             )
             return
         if source not in by_id or f"{source}:{port}" not in by_id[source].outputs:
+            broken.add((target, slot))
+            what = (
+                f"layer {source} has no output port {port}"
+                if source in by_id
+                else f"there is no layer {source}"
+            )
             self.problems.append(
                 diagnostic(
-                    "graph.edge",
-                    path,
-                    f"edge {index} comes from layer {source} port {port}, which does not exist",
+                    "graph.edge", path, f"edge {index} comes from layer {source} port {port}, but {what}"
                 )
             )
             return
+        first = fed.setdefault((target, slot), index)
+        if first != index:
+            finding = diagnostic(
+                "graph.edge",
+                path,
+                f"edge {index} goes to layer {target} port {slot}, which edge {first} feeds already; an input port "
+                "has one edge",
+            )
+            finding.related = [Related(path=f"edges[{first}]", message=f"edge {first} feeds it")]
+            self.problems.append(finding)
+            return
         by_id[target].inputs[ports[target][slot]] = f"{source}:{port}"
+
+    def unconnected(self, nodes: list[Node], broken: set[tuple[str, str | None]]) -> dict[str, Value]:
+        """Input ports no edge feeds: a finding at each, unless a bad edge meant to feed it (said there).
+        Each reads what its port declares, as a graph input would, so its layer is still checked."""
+        inputs: dict[str, Value] = {}
+        for node in nodes:
+            for index, name in enumerate(node.inputs):
+                if name is None or not name.endswith(":unconnected"):
+                    continue
+                port = name.split(":")[1]
+                declared = node.declared_inputs[index] if index < len(node.declared_inputs) else None
+                inputs[name] = declared or Value(None, None)
+                if (node.id, port) in broken or (node.id, None) in broken:
+                    continue
+                self.problems.append(
+                    diagnostic("graph.edge", _input_path(node, index),
+                               f"input port {port} of layer {node.id} ({node.name}) has no <edge>; an input port has "
+                               "one edge")
+                )  # fmt: skip
+        return inputs
 
     def layer(self, layer: Element) -> tuple[Node, dict[str, int]]:
         lid, kind = layer.attrs.get("id"), layer.attrs.get("type")
@@ -297,10 +362,10 @@ class _Reader:
         declared_inputs = [self.port(p, f"{path}.input") for p in in_ports]
         declared_outputs = [self.port(p, f"{path}.output") for p in out_ports]
         version = layer.attrs.get("version", "")
-        if kind in ("Parameter", "Const") and "shape" in attrs and declared_outputs:
-            known = declared_outputs[0]
-            if known is not None and known.shape is None:  # the port has no <dim>: the attribute says
-                known.shape = self.shape_attr(attrs["shape"], f"{path}.data.shape")
+        if kind in ("Parameter", "Const") and declared_outputs and declared_outputs[0] is not None:
+            declared_outputs[0] = self.own_type(
+                attrs, declared_outputs[0], path, out_ports[0].attrs.get("id")
+            )
         node = Node(
             id=lid,
             name=layer.attrs.get("name", ""),
@@ -331,6 +396,48 @@ class _Reader:
             node.signature = (kind, version, tuple(sorted(attrs.items())), ports)
         return node, {p.attrs.get("id", ""): k for k, p in enumerate(in_ports)}
 
+    def own_type(self, attrs: dict[str, str], port: Value, path: str, pid: str | None) -> Value:
+        """A Parameter's or Const's type is its element_type and shape attributes: OpenVINO reads those
+        and not the output port, which only repeats them. A port that says otherwise is one finding there,
+        and the value is what the attributes say (so its readers are held to that, once)."""
+        dtype = _dtype(attrs["element_type"]) if "element_type" in attrs else port.dtype
+        shape = port.shape
+        if "shape" in attrs:
+            before = len(self.problems)
+            given = self.shape_attr(attrs["shape"], f"{path}.data.shape")
+            if len(self.problems) == before:
+                shape = given
+        where = f"{path}.output.port[{pid}]"
+        if port.dtype is not None and dtype is not None and port.dtype != dtype:
+            finding = diagnostic(
+                "graph.edge.dtype",
+                f"{where}.precision",
+                f"output port {pid} declares {port.dtype}, but the layer's element_type is {dtype}",
+            )
+            finding.related = [Related(path=f"{path}.data.element_type", message=f"element_type {dtype}")]
+            self.problems.append(finding)
+        elif (
+            port.shape is not None
+            and shape is not None
+            and port.shape != shape
+            and (
+                len(port.shape) != len(shape)
+                or any(
+                    a is not None and b is not None and a != b for a, b in zip(port.shape, shape, strict=True)
+                )
+            )
+        ):
+            finding = diagnostic(
+                "graph.edge.shape",
+                where,
+                f"output port {pid} declares {_dims(port.shape)}, but the layer's shape is {_dims(shape)}",
+            )
+            finding.related = [Related(path=f"{path}.data.shape", message=f"shape {_dims(shape)}")]
+            self.problems.append(finding)
+        if (dtype, shape) == (port.dtype, port.shape):
+            return port
+        return Value(dtype, shape, note=port.note)
+
     def port(self, port: Element, side: str) -> Value:
         pid = port.attrs.get("id")
         if pid is None:
@@ -343,8 +450,8 @@ class _Reader:
         if not dims or not rank_fits(len(dims), path, self.settings, self.problems):
             # A port with no <dim> is how OpenVINO writes both a scalar and a tensor of unknown rank; only
             # a Parameter's or Const's `shape` attribute tells them apart (layer() reads it)
-            return Value(file_dtype(port.attrs.get("precision")), None)
-        return Value(file_dtype(port.attrs.get("precision")), tuple(dims))
+            return Value(_dtype(port.attrs.get("precision")), None)
+        return Value(_dtype(port.attrs.get("precision")), tuple(dims))
 
     def shape_attr(self, text: str, path: str) -> tuple[int | None, ...] | None:
         """A Parameter's or Const's `shape` attribute: "" a scalar, "..." unknown rank, else its dims."""
@@ -371,18 +478,18 @@ class _Reader:
     def constant(
         self, layer: Element, attrs: dict[str, str], declared: list[Value | None], path: str
     ) -> Value:
+        """A Const's value (its type as own_type read it), and with the weights, where its bytes lie: inside
+        the .bin, at least as many as its elements need (OpenVINO reads the first that many of a larger
+        size, and its serializer writes one byte for a Const of no elements)."""
         out = (
             declared[0]
             if declared and declared[0] is not None
-            else Value(file_dtype(attrs.get("element_type")), None)
+            else Value(_dtype(attrs.get("element_type")), None)
         )
-        dtype = file_dtype(attrs.get("element_type")) or out.dtype
-        value = Value(dtype, out.shape)
-        if self.weights is None or dtype not in DTYPES or out.shape is None or None in out.shape:
+        dtype, shape = out.dtype, out.shape
+        value = Value(dtype, shape)
+        if self.weights is None:
             return value
-        count = math.prod(out.shape)  # type: ignore[arg-type]  # exact: np.prod would wrap past int64
-        if count > SMALL_CONSTANT:
-            return value  # weights: their types flow, their values are never needed
         try:
             offset, size = int(attrs["offset"]), int(attrs["size"])
         except (KeyError, ValueError):
@@ -390,18 +497,33 @@ class _Reader:
                 diagnostic("graph.constant", f"{path}.data", "a Const needs integer offset and size")
             )
             return value
-        itemsize = DTYPES[dtype].itemsize
-        # (OpenVINO's serializer writes a byte for a Const of no elements, and reads none)
-        if (count and size != count * itemsize) or offset < 0 or offset + size > len(self.weights):
+        if offset < 0 or size < 0 or offset + size > len(self.weights):
             self.problems.append(
-                diagnostic("graph.constant", f"{path}.data",
-                           f"the Const's {size} bytes at offset {offset} do not hold {count} {dtype} values inside "
-                           f"the {len(self.weights):,}-byte weights")
+                diagnostic("graph.constant", f"{path}.data.offset",
+                           f"the Const's {size:,} bytes at offset {offset:,} lie outside the {len(self.weights):,}-byte "
+                           "weights")
             )  # fmt: skip
             return value
+        if dtype not in DTYPES or shape is None or None in shape:
+            return value
+        count = math.prod(shape)  # type: ignore[arg-type]  # exact: np.prod would wrap past int64
+        need = -(-count * _BITS.get(dtype, DTYPES[dtype].itemsize * 8) // 8)
+        if size < need:
+            self.problems.append(
+                diagnostic("graph.constant", f"{path}.data.size",
+                           f"the Const's {size:,} bytes cannot hold {count:,} {dtype} values of shape "
+                           f"{_dims(shape)}: they need {need:,}")
+            )  # fmt: skip
+            return value
+        if count > SMALL_CONSTANT or dtype in _BITS:
+            return value  # weights: their types flow, their values are never needed
         raw = np.frombuffer(self.weights, DTYPES[dtype].numpy.newbyteorder("<"), count, offset)
-        value.data = raw.astype(DTYPES[dtype].numpy).reshape(out.shape)
+        value.data = raw.astype(DTYPES[dtype].numpy).reshape(shape)
         return value
+
+
+# Element types packed below a byte in the weights (OpenVINO's u4, i4).
+_BITS = {"s4": 4, "u4": 4}
 
 
 def _input_path(node: Node, index: int) -> str:

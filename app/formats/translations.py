@@ -439,7 +439,8 @@ ROWS: tuple[Row, ...] = (
     Row(O, "BatchNormalization", "BatchNormInference", (0, 1, 2, 3, 4),
         attrs={"epsilon": Attr("epsilon", 1e-5, _float), "data_format": Fixed("NCX")}, exact=_inference,
         when="training_mode=0 (one output), spatial=1"),
-    Row(O, "LayerNormalization", "LayerNorm", (0, 1), (2,),
+    # (oneDNN's LayerNorm takes gamma and beta together: a LayerNormalization without B is not it)
+    Row(O, "LayerNormalization", "LayerNorm", (0, 1, 2),
         attrs={"epsilon": Attr("epsilon", 1e-5, _float), "begin_norm_axis": Attr("axis", -1, int),
                "keep_stats": Fixed(False), "use_affine": Fixed(True)}, since=17,
         typed_outputs=(1, 2), adapt={1: _normalized_vector(1), 2: _normalized_vector(2)},

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TextIO
 
 from app.report.locations import relative
-from app.report.model import RunReport
+from app.report.model import RelatedPlace, RunReport
 
 COMMANDS = {"error": "error", "warning": "warning", "info": "notice"}
 
@@ -39,4 +39,15 @@ def write(report: RunReport, out: TextIO) -> None:
             properties += [("line", str(finding.line)), ("col", str(finding.column or 1))]
         properties.append(("title", finding.rule))
         joined = ",".join(f"{key}={escape_property(value)}" for key, value in properties)
-        out.write(f"::{COMMANDS[finding.severity]} {joined}::{escape_data(finding.message)}\n")
+        # The annotation sits at the fault; the other places it concerns (the other declaration of a value)
+        # are named in its message, as an annotation has one place.
+        message = finding.message + "".join(
+            f"\n{_place(place)}: {place.message}" for place in finding.related
+        )
+        out.write(f"::{COMMANDS[finding.severity]} {joined}::{escape_data(message)}\n")
+
+
+def _place(place: RelatedPlace) -> str:
+    if place.line is None:
+        return place.path or "the file"
+    return f"line {place.line}, column {place.column or 1}"

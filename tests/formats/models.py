@@ -118,7 +118,7 @@ def loop_model() -> bytes:
         nodes,
         "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
-        [helper.make_tensor_value_info("acc", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("acc", TensorProto.FLOAT, [2, 3])],  # ONNX's checker wants a shape
         [_init("trips", np.array(3, np.int64))],
     )
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]).SerializeToString()

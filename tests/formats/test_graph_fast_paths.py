@@ -122,7 +122,7 @@ def test_an_untyped_input_is_named_even_after_a_like_node_was_checked() -> None:
         nodes,
         "g",
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
-        [helper.make_tensor_value_info(n, TensorProto.FLOAT, None) for n in ("r0", "r1")],
+        [helper.make_tensor_value_info(n, TensorProto.FLOAT, [None, None]) for n in ("r0", "r1")],
     )
     data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
     result = graphs.check(data, Settings())
@@ -189,7 +189,7 @@ def onednn_file() -> bytes:
         one["inputs"][0]["id"], one["outputs"][0]["id"] = 2 * k, 2 * k + 1
         ops.append(one)
     ops[2]["attrs"]["keep_dims"]["value"] = 0
-    ops[2]["outputs"][0]["shape"] = [1, 150, 150]
+    ops[2]["outputs"][0]["shape"], ops[2]["outputs"][0]["stride"] = [1, 150, 150], [22500, 150, 1]
     ops[3]["inputs"][0]["shape"][2] = -5
     return (json.dumps({"version": "3.0.0", "graph": ops}, indent=2) + "\n").encode()
 

@@ -80,3 +80,12 @@ def test_link_base_adds_a_page_link_under_each_finding(tmp_path, capsys):
     # Without it, the report is as before.
     assert main(["check", str(path)]) == 1
     assert "#d=" not in capsys.readouterr().out
+
+
+def test_a_node_an_engine_typed_has_room_for_its_tag_beside_the_kind() -> None:
+    """The page draws the engine's tag (ONNX, OpenVINO) at the top right, on the kind's line."""
+    from app.formats.layout import _width
+
+    assert _width("Gather", "gather") == 112  # the least a box is
+    assert _width("Gather", "gather", "ONNX") == 56 + 7.2 * len("Gather ONNX")
+    assert _width("GlobalAveragePool", "p", "OpenVINO") == 56 + 7.2 * len("GlobalAveragePool OpenVINO")

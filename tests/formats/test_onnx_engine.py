@@ -275,7 +275,7 @@ def test_one_wrong_value_info_is_one_error_at_the_node_that_makes_the_value() ->
     data = _model(
         nodes,
         [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
-        [helper.make_tensor_value_info("z", TensorProto.FLOAT, None)],
+        [helper.make_tensor_value_info("z", TensorProto.FLOAT, [2, 3])],
         [helper.make_tensor_value_info("y", TensorProto.FLOAT, [5, 7])],
     )
     result = graphs.check(data, Settings())

@@ -391,6 +391,9 @@ def test_a_mutated_benchdnn_graph_fails_at_the_node_with_line_and_column(tmp_pat
     rules = sorted(line.split(" error ")[1].split(":")[0] for line in lines)
     assert rules == ["HardSigmoidBackward.attrs.required"], lines  # no shapes checked without the attrs
     del broken["graph"][0]["inputs"][1]["shape"][1:]  # put alpha back; diff_dst of rank 1
+    broken["graph"][0]["inputs"][1]["stride"] = [
+        1
+    ]  # (its strides too: four for rank 1 is a fault of its own)
     broken["graph"][0]["attrs"]["alpha"] = document["graph"][0]["attrs"]["alpha"]
     path.write_text(json.dumps(broken, indent=2))
     assert main(["check", str(path)]) == EXIT_INVALID

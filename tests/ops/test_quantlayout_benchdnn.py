@@ -94,7 +94,8 @@ def test_a_mutated_copy_is_an_error_at_the_node_with_its_line(
 
 def test_wildcard_in_a_graph_is_checked_and_passes_its_declared_outputs_on() -> None:
     def lt(tid: int, dtype: str, shape: list[int]) -> dict:
-        return {"id": tid, "dtype": dtype, "shape": shape, "stride": [1] * len(shape), "layout_type": "strided",
+        stride = [5, 1] if shape == [4, 5] else [4, 1] if shape == [5, 4] else [1]  # dense
+        return {"id": tid, "dtype": dtype, "shape": shape, "stride": stride, "layout_type": "strided",
                 "property_type": "undef"}  # fmt: skip
 
     graph = [

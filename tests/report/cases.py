@@ -8,7 +8,7 @@ import json
 from app.formats.graph import RULES as GRAPH_RULES
 from app.formats.readers import read_source
 from app.formats.source import Source
-from app.report.model import FileReport, Finding, RuleInfo, RunReport, Unit
+from app.report.model import FileReport, Finding, RelatedPlace, RuleInfo, RunReport, Unit
 
 RANK3 = {"dtype": "f32", "shape": [2, 3, 4]}
 
@@ -79,4 +79,25 @@ def report() -> RunReport:
         read=True,
     )
     run.add(model)
+    # A value declared two ways (graph.edge.shape): the fault at the consumer, the producer's declaration
+    # its related place; both nodes valid, the file invalid as a whole.
+    edge = RuleInfo(
+        "graph.edge.shape", "Every declaration of a value gives it the same rank and dims.", "reader"
+    )
+    declared = FileReport(
+        "graphs/edge.json",
+        "onednn",
+        units=[Unit(0, "graph[0]", "Add", "valid", line=6, column=5), Unit(1, "graph[1]", "ReLU", "valid", line=40,
+                                                                              column=5)],
+        findings=[
+            Finding(
+                "error", edge.id, "value '7' is declared f32 [1, 4] by graph[1] (input 0), but f32 [2, 4] by graph[0], "
+                "which produces it", "graph[1].inputs[0]", edge.spec, line=44, column=9,
+                related=(RelatedPlace("graph[0] declares f32 [2, 4]", "graph[0].outputs[0]", 30, 9),),
+            )
+        ],
+        rules={edge.id: edge},
+        read=True,
+    )  # fmt: skip
+    run.add(declared)
     return run

@@ -75,7 +75,7 @@ def test_sarif_is_valid_sarif_2_1_0() -> None:
 
 def test_junit_counts_failures_and_errors() -> None:
     root = ET.fromstring(render("junit"))
-    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("12", "1", "3")
+    assert (root.get("tests"), root.get("failures"), root.get("errors")) == ("15", "2", "3")
     assert root.get("skipped") == "2"
 
 
@@ -88,6 +88,7 @@ def test_json_is_one_document_with_every_file() -> None:
         "models/gone.json",
         "graphs/a,b:c.json",
         "graphs/model.onnx",
+        "graphs/edge.json",
     ]
     assert document["exit_code"] == 2 and document["summary"]["malformed"] == 1
 
@@ -95,6 +96,28 @@ def test_json_is_one_document_with_every_file() -> None:
 def test_github_escapes_as_the_actions_toolkit_does() -> None:
     assert github.escape_data("100% a\r\nb") == "100%25 a%0D%0Ab"
     assert github.escape_property("a,b:c%") == "a%2Cb%3Ac%25"
+
+
+def test_a_finding_about_two_places_shows_both_in_every_writer() -> None:
+    """A value declared two ways: the finding at the consumer's declaration (44:9), the producer's (30:9)
+    beside it: a note line (text, gcc, JUnit's failure), the annotation's message (GitHub: an annotation
+    has one place), relatedLocations (SARIF), related (JSON)."""
+    shown = {name: render(name) for name in ("text", "gcc", "junit", "github")}
+    assert "graphs/edge.json:30:9: note: graph[0] declares f32 [2, 4]" in shown["text"]
+    assert "graphs/edge.json:30:9: note: graph[0] declares f32 [2, 4]\n" in shown["gcc"]
+    assert "graphs/edge.json:30:9: note: graph[0] declares f32 [2, 4]" in shown["junit"]
+    assert (
+        "::error file=graphs/edge.json,line=44,col=9,title=graph.edge.shape::value '7' is declared f32 [1, 4] by "
+        "graph[1] (input 0), but f32 [2, 4] by graph[0], which produces it%0Aline 30, column 9: graph[0] declares "
+        "f32 [2, 4]\n"
+    ) in shown["github"]
+    [result] = [
+        r for r in sarif.document(report())["runs"][0]["results"] if r["ruleId"] == "graph.edge.shape"
+    ]
+    assert result["relatedLocations"][0]["physicalLocation"]["region"] == {"startLine": 30, "startColumn": 9}
+    [entry] = json.loads(render("json"))["files"][-1]["findings"]
+    assert entry["related"] == [{"message": "graph[0] declares f32 [2, 4]", "path": "graph[0].outputs[0]",
+                                 "line": 30, "column": 9}]  # fmt: skip
 
 
 def test_sarif_uris_are_relative_under_the_working_directory_else_file_uris(tmp_path, monkeypatch) -> None:

@@ -331,3 +331,68 @@ def test_expressions_flow_on_the_edges_of_a_kv_cache_step(visit):
     assert rows["scores"]["outputs"] == "f32[B, 1, past + 1]"
     visit.page.get_by_role("button", name="Drawing", exact=True).click()
     visit.screenshot("symbolic-dims-graph")
+
+
+def test_a_value_declared_two_ways_is_drawn_on_its_edge_and_summarised(visit):
+    """benchdnn's int8_maxpool_add_mul_fusion.json: tensor 4257 is [1, 64, 300, 300] where Add makes it and
+    [1, 64, 1, 1] where Multiply reads it. No node is wrong; the edge is."""
+    path = BENCHDNN / "pattern" / "int8" / "int8_maxpool_add_mul_fusion.json"
+    open_graph(visit, [json_file(path.name, path.read_text())])
+    assert status(visit).startswith("Invalid"), status(visit)
+    assert visit.page.evaluate("document.documentElement.dataset.faultyValues") == "1"
+    summary = visit.page.locator("#graph-summary .summary")
+    assert summary.locator("li").count() == 1
+    head = summary.locator(".diagnostic__head").inner_text()
+    assert "graph.edge.shape" in head and "Multiply BINARY_3, graph[4].inputs[1]" in head
+    summary.get_by_role("link").click()
+    assert visit.page.locator("#graph-side-heading").inner_text() == "Multiply BINARY_3"
+    side = visit.page.locator("#graph-side").inner_text()
+    assert "value '4257' is declared f32 [1, 64, 1, 1] by graph[4] (BINARY_3)" in side
+    assert "graph[3].outputs[0]: graph[3] (BINARY_2) declares f32 [1, 64, 300, 300]" in side
+    visit.page.screenshot(
+        path=str(Path(__file__).parent / "screenshots" / "graph-edge-error.png"), full_page=True
+    )
+    rows = {r["node"]: r for r in list_rows(visit)}
+    assert rows["BINARY_3"]["verdict"] == "valid" and "graph.edge.shape" in rows["BINARY_3"]["findings"]
+
+
+def test_labels_and_tags_never_overlap_and_list_cells_never_break_mid_word(visit):
+    """Two graph inputs above one narrow node (f32[2, 3] and s64[1] read by Gather), an ONNX tag beside a
+    long kind, and the list view at 1280 px beside the side panel."""
+    from onnx import TensorProto, helper
+
+    inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3]),
+              helper.make_tensor_value_info("idx", TensorProto.INT64, [1])]  # fmt: skip
+    nodes = [
+        helper.make_node("Gather", ["x", "idx"], ["g"], name="gather", axis=0),
+        helper.make_node("GlobalAveragePool", ["x"], ["p"], name="gap_with_a_long_name"),
+        # a long finding in the list's last column, which crowded the others into breaking mid-word
+        helper.make_node("ReduceMax", ["x", "axes"], ["r"], name="reduce", keepdims=1),
+    ]
+    outputs = [helper.make_tensor_value_info("g", TensorProto.FLOAT, [1, 3]),
+               helper.make_tensor_value_info("p", TensorProto.FLOAT, [2, 3])]  # fmt: skip
+    outputs.append(helper.make_tensor_value_info("r", TensorProto.FLOAT, [2, 3]))
+    axes = helper.make_tensor("axes", TensorProto.INT64, [1], [5])
+    graph = helper.make_graph(nodes, "g", inputs, outputs, initializer=[axes])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    open_graph(
+        visit,
+        [{"name": "m.onnx", "mimeType": "application/octet-stream", "buffer": model.SerializeToString()}],
+    )
+    visit.page.screenshot(path=str(Path(__file__).parent / "screenshots" / "graph-labels.png"))
+    centres = visit.page.evaluate(
+        """async () => (await import("./web/graphcanvas.js")).sideBySide([62, 50, 40], 100)"""
+    )
+    assert centres == [100 - 82 + 31, 100 - 82 + 62 + 6 + 25, 100 - 82 + 62 + 6 + 50 + 6 + 20]
+    list_rows(visit)
+    # each kind, type and heading on one line: its text's boxes all at one height
+    broken = visit.page.evaluate(
+        """() => [...document.querySelectorAll("#graph-list .nodes__type, #graph-list .nodes__kind, #graph-list thead th")]
+            .filter((e) => {
+              const range = document.createRange();
+              range.selectNodeContents(e);
+              return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size > 1;
+            })
+            .map((e) => e.innerText)"""
+    )
+    assert broken == []

@@ -423,6 +423,37 @@ SYNTAX_CASES = """async () => {
 }"""
 
 
+PRETTY_CASES = """async () => {
+  const { pretty } = await import("./web/json.js");
+  const rows = [[0, 1.37, 2.74, 4.11, 5.48, 6.85, 8.22, 9.59, 10.96, 12.33, 13.7, 15.07],
+                [16.44, 17.81, 19.18, 20.55, 21.92, 23.29, 24.66, 26.03, 27.4, 28.77, 30.14, 31.51]];
+  const flat = Array.from({ length: 30 }, (_, k) => k * 1000);
+  return [pretty({ dtype: "f32", shape: [2, 12], data: rows }, "", 64), pretty({ data: flat }, "", 64)];
+}"""
+
+
+def test_the_json_view_writes_a_tensors_data_one_row_a_line(visit):
+    """A [2, 12] input is its two rows, not 24 lines of one number; a long flat list fills its lines."""
+    visit.open()
+    nested, flat = visit.page.evaluate(PRETTY_CASES)
+    assert nested == (
+        '{\n  "dtype": "f32",\n  "shape": [2, 12],\n  "data": [\n'
+        "    [0, 1.37, 2.74, 4.11, 5.48, 6.85, 8.22, 9.59, 10.96, 12.33, 13.7, 15.07],\n"
+        "    [16.44, 17.81, 19.18, 20.55, 21.92, 23.29, 24.66, 26.03, 27.4, 28.77, 30.14, 31.51]\n"
+        "  ]\n}"
+    )
+    assert flat.splitlines() == [
+        "{",
+        '  "data": [',
+        "    0, 1000, 2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000,",
+        "    10000, 11000, 12000, 13000, 14000, 15000, 16000, 17000,",
+        "    18000, 19000, 20000, 21000, 22000, 23000, 24000, 25000,",
+        "    26000, 27000, 28000, 29000",
+        "  ]",
+        "}",
+    ]
+
+
 def test_the_field_syntax(visit):
     visit.open()
     got = visit.page.evaluate(SYNTAX_CASES)

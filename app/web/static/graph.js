@@ -28,7 +28,10 @@ const view = {
 };
 
 const canvas = new GraphCanvas($("graph-canvas"), { onSelect: (i, how) => select(i, how) });
-const list = new GraphList($("graph-list"), { onSelect: (i, how) => select(i, how) });
+const list = new GraphList($("graph-list"), {
+  onSelect: (i, how) => select(i, how),
+  findings: (i) => [...placed(view.answer, i), ...view.answer.nodes[i].diagnostics],
+});
 
 // --- the two views ------------------------------------------------------------------------------------
 
@@ -204,10 +207,29 @@ function show(answer, name) {
   search();
 }
 
+/** The node a path of the file is inside (graph[4].inputs[1] -> graph[4]), or -1: a finding about the
+ * graph between the nodes (a value declared two ways) is read at the node whose declaration it is. */
+function nodeAt(answer, path) {
+  if (!answer.byPath) answer.byPath = new Map(answer.nodes.map((n, i) => [n.path, i]));
+  let probe = path ?? "";
+  while (probe) {
+    const found = answer.byPath.get(probe);
+    if (found !== undefined) return found;
+    const cut = Math.max(probe.lastIndexOf("."), probe.lastIndexOf("["));
+    probe = cut > 0 ? probe.slice(0, cut) : "";
+  }
+  return -1;
+}
+
+/** The graph's own findings (edges, fields) that sit at node i. */
+function placed(answer, i) {
+  return answer.diagnostics.filter((d) => d.severity !== "info" && nodeAt(answer, d.path) === i);
+}
+
 function summary(answer) {
   const box = $("graph-summary");
   const items = [];
-  answer.diagnostics.forEach((d) => items.push([-1, d]));
+  answer.diagnostics.forEach((d) => items.push([nodeAt(answer, d.path), d, true]));
   answer.nodes.forEach((node, i) => {
     for (const d of node.diagnostics) if (d.severity === "error" || d.severity === "warning") items.push([i, d]);
   });
@@ -220,14 +242,15 @@ function summary(answer) {
   wrap.setAttribute("role", "alert");
   wrap.append(el("h3", "summary__title", errors ? "There is a problem" : "Warnings"));
   const listed = el("ol", "diagnostics");
-  for (const [i, d] of items.slice(0, SUMMARY_LIMIT)) {
+  for (const [i, d, graphWide] of items.slice(0, SUMMARY_LIMIT)) {
     const li = el("li", `diagnostic diagnostic--${d.severity}`);
     const head = el("p", "diagnostic__head");
     head.append(el("span", `badge badge--${d.severity}`, d.severity));
     if (d.rule) head.append(" ", el("code", "rule-id", d.rule));
     if (i >= 0) {
       const node = answer.nodes[i];
-      head.append(" ", el("code", "diagnostic__path", `${node.kind} ${node.name}`));
+      // a finding of the graph's (a value declared two ways) names the declaration it sits at
+      head.append(" ", el("code", "diagnostic__path", graphWide && d.path !== node.path ? `${node.kind} ${node.name}, ${d.path}` : `${node.kind} ${node.name}`));
       const link = el("a", "diagnostic__message", d.message);
       link.href = "#graph";
       link.dataset.node = String(i);
@@ -308,16 +331,18 @@ async function side(i) {
     parts.at(-1).append(link);
   }
   const found = el("div", "graphside__diagnostics");
-  if (node.diagnostics.length) {
+  const around = placed(view.answer, i); // a value it reads or writes declared two ways, said here
+  if (node.diagnostics.length || around.length) {
     parts.push(el("h4", "graphside__heading", "Findings"));
     const ol = el("ol", "diagnostics");
-    for (const d of node.diagnostics) {
+    for (const d of [...around, ...node.diagnostics]) {
       const li = el("li", `diagnostic diagnostic--${d.severity}`);
       const head = el("p", "diagnostic__head");
       head.append(el("span", `badge badge--${d.severity}`, d.severity));
       if (d.rule) head.append(" ", el("code", "rule-id", d.rule));
       if (d.path) head.append(" ", el("code", "diagnostic__path", d.path));
       li.append(head, el("p", "diagnostic__message", d.message));
+      for (const r of d.related ?? []) li.append(el("p", "diagnostic__related", `${r.path}: ${r.message}`));
       const about = el("p", "diagnostic__rule");
       if (d.spec) about.append(el("cite", "", d.spec));
       li.append(about);

@@ -6,6 +6,7 @@ const PAD = 48; // world margin: room above the first layer for the graph inputs
 const MIN_SCALE = 0.02;
 const MAX_SCALE = 4;
 const TEXT_SCALE = 0.45; // below this, boxes only: text would be unreadable and slow
+const LABEL_GAP = 6; // between two labels side by side
 
 /** f32[1, 64, 8, 8] from a value or tensor of the answer; unknown dtype '?', unknown dim '?'. */
 export function typeText(t) {
@@ -104,7 +105,34 @@ export class GraphCanvas {
     const layers = [];
     boxes.forEach((b, i) => (layers[b.layer] ??= []).push(i));
     for (const row of layers) row?.sort((a, b) => boxes[a].x - boxes[b].x);
-    this.graph = { answer, boxes, nodes, verdicts, edges, inputs, inputSlots, slot, labels, outCount, layers, width: answer.layout.width, height: answer.layout.height };
+    // A value whose declarations disagree (graph.edge.*) is drawn as a faulty edge, its label marked.
+    const faults = answer.values.map((value) => {
+      const found = value.diagnostics ?? [];
+      return found.some((d) => d.severity === "error") ? "error" : found.some((d) => d.severity === "warning") ? "warning" : "";
+    });
+    // The labels of one node's graph inputs (above it) and of its outputs (below it) side by side,
+    // centred on the node, so that two never overlap however narrow the box; each input's line runs
+    // from its label to its own place on the box.
+    this.ctx.font = `11px ${this.colors.mono}`;
+    const width = (v) => this.ctx.measureText(labelText(answer.values[v], faults[v])).width + 8;
+    const packed = (groups, at) => {
+      const centre = new Array(at.length);
+      for (const [node, members] of groups) {
+        const b = boxes[node];
+        const xs = sideBySide(members.map((k) => width(at[k])), b.x + b.width / 2);
+        members.forEach((k, j) => (centre[k] = xs[j]));
+      }
+      return centre;
+    };
+    const group = (pairs) => {
+      const out = new Map();
+      pairs.forEach(([node], k) => (out.get(node) ?? out.set(node, []).get(node)).push(k));
+      return out;
+    };
+    const inputLabelX = packed(group(inputs), inputs.map(([, v]) => v));
+    const outputLabelX = packed(group(labels.map(([v, from]) => [from, v])), labels.map(([v]) => v));
+    this.graph = { answer, boxes, nodes, verdicts, edges, inputs, inputSlots, slot, labels, outCount, layers, faults, inputLabelX, outputLabelX, width: answer.layout.width, height: answer.layout.height };
+    document.documentElement.dataset.faultyValues = String(faults.filter(Boolean).length); // for the tests
     this.selected = -1;
     this.resize();
     this.start();
@@ -293,7 +321,7 @@ export class GraphCanvas {
     ctx.clearRect(0, 0, this.canvas.width, this.canvas.height);
     if (!this.graph) return;
     const t0 = performance.now();
-    const { boxes, verdicts, edges, inputs, inputSlots, slot, labels, outCount, nodes } = this.graph;
+    const { boxes, verdicts, edges, inputs, inputSlots, slot, labels, nodes, faults, inputLabelX, outputLabelX } = this.graph;
     const s = this.scale;
     ctx.setTransform(s * this.ratio, 0, 0, s * this.ratio, this.tx * this.ratio, this.ty * this.ratio);
     // The visible world rectangle, with a margin for labels.
@@ -305,10 +333,12 @@ export class GraphCanvas {
     const sel = this.selected;
     const lw = Math.max(1, 1 / s);
 
-    // Edges: one path for all, one for the selected node's.
+    // Edges: one path for all, one for the selected node's, one per kind of fault in a value.
     const plain = new Path2D();
     const marked = new Path2D();
-    for (const [from, to] of edges) {
+    const faulty = { error: new Path2D(), warning: new Path2D() };
+    const pathOf = (from, to, v) => faulty[faults[v]] ?? (sel >= 0 && (from === sel || to === sel) ? marked : plain);
+    for (const [from, to, v] of edges) {
       const a = boxes[from];
       const b = boxes[to];
       const ax = a.x + a.width / 2;
@@ -316,17 +346,17 @@ export class GraphCanvas {
       const bx = b.x + b.width / 2;
       const by = b.y;
       if (Math.max(ax, bx) < x0 || Math.min(ax, bx) > x1 || by < y0 || ay > y1) continue;
-      const path = from === sel || to === sel ? marked : plain;
+      const path = pathOf(from, to, v);
       path.moveTo(ax, ay);
       path.lineTo(bx, by);
     }
-    inputs.forEach(([to], k) => {
+    inputs.forEach(([to, v], k) => {
       const b = boxes[to];
       if (!inView(b)) return;
       const n = slot.get(to);
-      const x = b.x + (b.width * (inputSlots[k] + 1)) / (n + 1);
-      (to === sel ? marked : plain).moveTo(x, b.y - 22);
-      (to === sel ? marked : plain).lineTo(x, b.y);
+      const path = pathOf(-1, to, v);
+      path.moveTo(inputLabelX[k], b.y - 22);
+      path.lineTo(b.x + (b.width * (inputSlots[k] + 1)) / (n + 1), b.y);
     });
     ctx.lineWidth = lw;
     ctx.strokeStyle = c.muted;
@@ -334,6 +364,13 @@ export class GraphCanvas {
     ctx.lineWidth = 2.5 * lw;
     ctx.strokeStyle = c.accent;
     ctx.stroke(marked);
+    for (const kind of ["warning", "error"]) {
+      ctx.lineWidth = 3 * lw;
+      ctx.strokeStyle = c[kind][1];
+      ctx.setLineDash([8, 4]);
+      ctx.stroke(faulty[kind]);
+    }
+    ctx.setLineDash([]);
 
     // Boxes, batched by verdict.
     const visible = [];
@@ -385,13 +422,20 @@ export class GraphCanvas {
         const b = boxes[i];
         const node = nodes[i];
         const marked = verdicts[i] === "error" || verdicts[i] === "warning" || verdicts[i] === "valid";
-        const cx = b.x + (marked ? 10 : 0) + b.width / 2; // the left 20 px hold the verdict mark
+        const engine = engineOf(node);
+        const tag = engine === "openvino" ? "OpenVINO" : engine?.toUpperCase();
+        // The text between the verdict mark (the left 20 px) and the engine's tag (top right), so the
+        // kind never runs under the tag however long it is.
+        const left = b.x + (marked ? 20 : 8);
+        const right = b.x + b.width - 8;
+        ctx.font = `700 9.5px ${c.sans}`;
+        const tagRoom = tag ? ctx.measureText(tag).width + 6 : 0;
         ctx.fillStyle = c.text;
         ctx.font = `700 12.5px ${c.sans}`;
-        ctx.fillText(fitText(ctx, node.kind, b.width - 28), cx, b.y + 15);
+        ctx.fillText(fitText(ctx, node.kind, right - tagRoom - left), (left + right - tagRoom) / 2, b.y + 15);
         ctx.font = `11.5px ${c.mono}`;
         ctx.fillStyle = c.muted;
-        ctx.fillText(fitText(ctx, node.name, b.width - 28), cx, b.y + 31);
+        ctx.fillText(fitText(ctx, node.name, right - left), (left + right) / 2, b.y + 31);
         const mark = verdicts[i] === "error" ? "✗" : verdicts[i] === "warning" ? "!" : verdicts[i] === "valid" ? "✓" : "";
         if (mark) {
           ctx.fillStyle = c[verdicts[i]][1];
@@ -400,43 +444,57 @@ export class GraphCanvas {
           ctx.fillText(mark, b.x + 7, b.y + b.height / 2);
           ctx.textAlign = "center";
         }
-        const engine = engineOf(node);
-        if (engine) {
+        if (tag) {
           // checked or typed by another engine's own inference: a small tag in the corner
           ctx.font = `700 9.5px ${c.sans}`;
           ctx.fillStyle = c.accent;
           ctx.textAlign = "right";
-          ctx.fillText(engine === "openvino" ? "OpenVINO" : engine.toUpperCase(), b.x + b.width - 5, b.y + 10);
+          ctx.fillText(tag, b.x + b.width - 5, b.y + 10);
           ctx.textAlign = "center";
         }
       }
       // Edge labels: each value once, under its producer (several outputs side by side).
       ctx.font = `11px ${c.mono}`;
       const values = this.graph.answer.values;
-      for (const [v, from, k] of labels) {
+      labels.forEach(([v, from], k) => {
         const b = boxes[from];
-        if (!inView(b)) continue;
-        const n = outCount.get(from);
-        const x = b.x + (b.width * (k + 1)) / (n + 1);
-        label(ctx, c, typeText(values[v]), x, b.y + b.height + 13);
-      }
+        if (inView(b)) label(ctx, c, values[v], faults[v], outputLabelX[k], b.y + b.height + 13);
+      });
       inputs.forEach(([to, v], k) => {
         const b = boxes[to];
-        if (!inView(b)) return;
-        const n = slot.get(to);
-        const x = b.x + (b.width * (inputSlots[k] + 1)) / (n + 1);
-        label(ctx, c, typeText(values[v]), x, b.y - 30);
+        if (inView(b)) label(ctx, c, values[v], faults[v], inputLabelX[k], b.y - 30);
       });
     }
     this.lastDrawMs = performance.now() - t0;
   }
 }
 
-function label(ctx, c, text, x, y) {
+/** The centres of labels of these widths laid side by side, LABEL_GAP apart, centred on `centre`. */
+export function sideBySide(widths, centre) {
+  let x = centre - (widths.reduce((a, w) => a + w, 0) + LABEL_GAP * (widths.length - 1)) / 2;
+  return widths.map((w) => {
+    const at = x + w / 2;
+    x += w + LABEL_GAP;
+    return at;
+  });
+}
+
+/** A value's label: its type, marked ✗ (or !) where its declarations disagree. */
+function labelText(value, fault) {
+  return fault ? `${fault === "error" ? "✗" : "!"} ${typeText(value)}` : typeText(value);
+}
+
+function label(ctx, c, value, fault, x, y) {
+  const text = labelText(value, fault);
   const w = ctx.measureText(text).width + 8;
-  ctx.fillStyle = c.bg;
+  ctx.fillStyle = fault ? c[fault][0] : c.bg;
   ctx.fillRect(x - w / 2, y - 8, w, 16);
-  ctx.fillStyle = c.text;
+  if (fault) {
+    ctx.strokeStyle = c[fault][1];
+    ctx.lineWidth = 1.5 / ctx.getTransform().a * (window.devicePixelRatio || 1);
+    ctx.strokeRect(x - w / 2, y - 8, w, 16);
+  }
+  ctx.fillStyle = fault ? c[fault][1] : c.text;
   ctx.fillText(text, x, y);
 }
 

@@ -12,6 +12,16 @@ function el(tag, className, text) {
   return node;
 }
 
+/** A cell of tensor types, each kept whole: the line breaks only between two of them. */
+function types(tensors) {
+  const cell = el("td", "nodes__types");
+  tensors.forEach((t, k) => {
+    if (k) cell.append(", ");
+    cell.append(el("span", "nodes__type", typeText(t)));
+  });
+  return cell;
+}
+
 export function verdictText(node) {
   const v = verdictOf(node);
   const engine = engineOf(node);
@@ -20,9 +30,11 @@ export function verdictText(node) {
 }
 
 export class GraphList {
-  constructor(box, { onSelect }) {
+  /** findings(i): what the list says of node i (its own findings, and the graph's that sit at it). */
+  constructor(box, { onSelect, findings }) {
     this.box = box;
     this.onSelect = onSelect;
+    this.findings = findings;
     this.rows = [];
     this.answer = null;
   }
@@ -63,13 +75,13 @@ export class GraphList {
         next?.querySelector("button").focus();
       });
       name.append(button);
-      const diagnostics = node.diagnostics.filter((d) => d.severity !== "info");
+      const diagnostics = this.findings(i).filter((d) => d.severity !== "info");
       tr.append(
         name,
         el("td", "nodes__kind", node.kind),
         el("td", "nodes__verdict", verdictText(node)),
-        el("td", "nodes__types", node.inputs.map(typeText).join(", ")),
-        el("td", "nodes__types", node.outputs.map(typeText).join(", ")),
+        types(node.inputs),
+        types(node.outputs),
         el("td", "nodes__findings", diagnostics.map((d) => `${d.severity} ${d.rule ?? ""}: ${d.message}`).join("; ")),
       );
       body.append(tr);

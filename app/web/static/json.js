@@ -48,17 +48,35 @@ export function stringify(value) {
   return scalarText(value);
 }
 
-/** Readable JSON for the editor: anything that fits on a line stays on one line. */
-export function pretty(value, indent = "", width = 88) {
+/** Readable JSON for the editor: anything that fits on a line stays on one line; a tensor's data reads as
+ * its rows, one row (a list of numbers inside a list) per line however long, and a long list of numbers
+ * on its own fills its lines, never one number a line. */
+export function pretty(value, indent = "", width = 88, row = false) {
   const flat = spaced(value);
   if (flat.length + indent.length <= width || !isContainer(value)) return flat;
   const inner = `${indent}  `;
+  if (Array.isArray(value) && !value.some(isContainer)) return row ? flat : filled(value, indent, width);
   if (Array.isArray(value)) {
-    return `[\n${value.map((v) => inner + pretty(v, inner, width)).join(",\n")}\n${indent}]`;
+    return `[\n${value.map((v) => inner + pretty(v, inner, width, true)).join(",\n")}\n${indent}]`;
   }
   const entries = Object.entries(value).filter(([, v]) => v !== undefined);
   const lines = entries.map(([k, v]) => `${inner}${JSON.stringify(k)}: ${pretty(v, inner, width)}`);
   return `{\n${lines.join(",\n")}\n${indent}}`;
+}
+
+/** A list of scalars over as few lines as fit `width`. */
+function filled(values, indent, width) {
+  const inner = `${indent}  `;
+  const lines = [];
+  let line = "";
+  for (const text of values.map(scalarText)) {
+    if (line && inner.length + line.length + text.length + 2 > width) {
+      lines.push(`${line},`);
+      line = text;
+    } else line = line ? `${line}, ${text}` : text;
+  }
+  lines.push(line);
+  return `[\n${lines.map((l) => inner + l).join("\n")}\n${indent}]`;
 }
 
 function isContainer(value) {
