@@ -376,8 +376,11 @@ def run_check(
     paths = _paths(names, include, exclude)
     if shard is not None:
         index, count = shard
-        report.shard = Shard(index, count, len(paths))
-        paths = [(n, p) for n, p in paths if parallel.in_shard(parallel.shard_key(p, n), index, count)]
+        kept = [
+            i for i, (n, p) in enumerate(paths) if parallel.in_shard(parallel.shard_key(p, n), index, count)
+        ]
+        report.shard = Shard(index, count, len(paths), tuple(kept))
+        paths = [paths[i] for i in kept]
     ignore = tuple(ignore)
     workers = min(parallel.workers_for(jobs), len(paths))
     if workers > 1:
@@ -390,8 +393,7 @@ def run_check(
                 report.add(check_file(source, ignore))
         finally:
             PROGRESS.reset(token)
-    if report.files and all(file.read for file in report.files):
-        report.unit_noun = "nodes"  # graphs only: their units are nodes
+    report.name_units()
     return report
 
 
@@ -490,7 +492,7 @@ def _emit(report: RunReport, args: argparse.Namespace) -> int:
                 writer(report, out)
         except OSError as exc:
             print(
-                f"opspec {report.command}: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr
+                f"opspec {args.command}: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr
             )
             return EXIT_MALFORMED
     if args.format != "text":  # the log still says how the run went
@@ -513,15 +515,73 @@ def _quiet_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
-def _report_options(command: argparse.ArgumentParser, unit: str) -> None:
-    """The options every reporting command (check, verify) shares; `unit` names what --verbose lists."""
+def _report_options(command: argparse.ArgumentParser, unit: str, strict: bool = True) -> None:
+    """The options every reporting command (check, verify, merge) shares; `unit` names what --verbose
+    lists. `strict`: the command decides whether warnings fail (merge takes it from the shards)."""
     command.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
     command.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE, not stdout")
-    command.add_argument("--strict", action="store_true", help="warnings fail the run too (exit 1)")
+    if strict:
+        command.add_argument("--strict", action="store_true", help="warnings fail the run too (exit 1)")
     command.add_argument(
         "-v", "--verbose", action="store_true", help=f"text: a line per {unit} with its outputs"
     )
     command.add_argument("-q", "--quiet", action="store_true", help="text: the summary line only")
+
+
+def _link_base(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--link-base",
+        metavar="URL",
+        default=os.environ.get("OPSPEC_LINK_BASE") or None,
+        help="the web page's URL (e.g. http://opspec.internal/): the text report adds under each finding of "
+        "a descriptor or graph node a link that opens it on the page (default from OPSPEC_LINK_BASE)",
+    )
+
+
+MERGE_HELP = """\
+--strict and --require-checked are the shards' own (they must agree), as are the files and their order:
+the report and the exit code are those of `opspec check` run once over every file with the shards'
+options. Reports that are not every shard of one run (a shard missing or given twice, another file list,
+version or option) are refused with exit 2, and nothing is written.
+
+exit codes:
+  0, 1  as `opspec check` over every file: 0 every descriptor valid, 1 some broken
+  2     some file could not be read or is not a descriptor, or the reports cannot be merged
+"""
+
+
+def _report_files(names: Iterable[str]) -> list[Path]:
+    """The reports named, a folder standing for its *.json files in name order."""
+    found: list[Path] = []
+    for name in names:
+        path = Path(name)
+        found += sorted(path.glob("*.json")) if path.is_dir() else [path]
+    return found
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from app.report import merge
+
+    parts = []
+    files = _report_files(args.reports)
+    if not files:
+        print(f"opspec merge: no *.json report in {', '.join(args.reports)}", file=sys.stderr)
+        return EXIT_MALFORMED
+    for path in files:
+        try:
+            parts.append((str(path), merge.read(path.read_bytes())))
+        except OSError as exc:
+            print(f"opspec merge: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_MALFORMED
+        except merge.ReportError as exc:
+            print(f"opspec merge: {path}: {exc}", file=sys.stderr)
+            return EXIT_MALFORMED
+    try:
+        report = merge.merge(parts)
+    except merge.MergeError as exc:
+        print(f"opspec merge: {exc}", file=sys.stderr)
+        return EXIT_MALFORMED
+    return _emit(report, args)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -624,13 +684,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help="drop the findings of this rule id or glob of ids (repeatable)",
     )
-    check.add_argument(
-        "--link-base",
-        metavar="URL",
-        default=os.environ.get("OPSPEC_LINK_BASE") or None,
-        help="the web page's URL (e.g. http://opspec.internal/): the text report adds under each finding of "
-        "a descriptor or graph node a link that opens it on the page (default from OPSPEC_LINK_BASE)",
-    )
+    _link_base(check)
     check.add_argument(
         "-j",
         "--jobs",
@@ -665,6 +719,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _report_options(verify, "case")
     verify.set_defaults(run=_verify, parser=verify)
+    merge = commands.add_parser(
+        "merge",
+        help="join the JSON reports of a run's shards into the whole run's report, in any format",
+        description="Join the JSON reports of `opspec check --shard K/N --format json` (every shard of one "
+        "run) into the report one process checking every file writes, byte for byte, in any format.",
+        epilog=MERGE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    merge.add_argument("reports", nargs="+", help="the shards' JSON reports, or folders of them (*.json)")
+    _report_options(merge, "descriptor", strict=False)
+    _link_base(merge)
+    merge.set_defaults(run=_merge)
     return parser
 
 
@@ -697,7 +763,7 @@ def main(argv: list[str] | None = None) -> int:
     limit_blas_threads()
     try:
         args = build_parser().parse_args(argv)
-        faults = _settings_faults(args.command)
+        faults = [] if args.command == "merge" else _settings_faults(args.command)  # merge reads none
         for line in faults:  # a bad OPSPEC_* variable: one line per fault, never a traceback
             print(line, file=sys.stderr)
         return EXIT_MALFORMED if faults else args.run(args)

@@ -101,17 +101,20 @@ def test_pyproject_options_apply_in_workers_as_in_one_process(in_tmp, capsys) ->
     assert ".default" not in one[1]
 
 
-@pytest.fixture
-def mixed(tmp_path) -> list[str]:
+def write_mixed(folder: Path) -> None:
     """Files of every verdict: valid, invalid, with a warning, not JSON, not a descriptor, gone."""
-    folder = tmp_path / "mixed"
     write(folder, "a_good.json", GOOD)
     write(folder, "b_bad.json", BAD)
     write(folder, "c_warns.json", WARNS)
     write(folder, "d_broken.json", '{"kind": "ReduceMax",\n  "attrs": }')
     write(folder, "e_typo.json", {**GOOD, "attrs": {"axis": 1}})
     (folder / "f_gone.json").symlink_to(folder / "nowhere.json")  # listed by the walk, unreadable
-    return [str(folder), str(folder / "b_bad.json")]
+
+
+@pytest.fixture
+def mixed(tmp_path) -> list[str]:
+    write_mixed(tmp_path / "mixed")
+    return [str(tmp_path / "mixed"), str(tmp_path / "mixed" / "b_bad.json")]
 
 
 @pytest.mark.parametrize(
@@ -323,7 +326,11 @@ def test_each_format_says_which_shard_it_is(capsys) -> None:
     code, out, err = run([*argv, "--quiet"], capsys)
     assert out.startswith("shard 2/3: ") and code == EXIT_VALID
     document = json.loads(run([*argv, "--format", "json"], capsys)[1])
+    positions = document["shard"].pop("positions")
     assert document["shard"] == {"index": 2, "count": 3, "files_in_all": BENCHDNN_FILES}
+    # each file's place in the whole run, for `opspec merge`: the run's order kept, every file once
+    whole = [file.path for file in cli.run_check([str(BENCHDNN)]).files]
+    assert [whole[i] for i in positions] == [file["path"] for file in document["files"]]
     code, out, err = run([*argv, "--format", "sarif"], capsys)
     assert json.loads(out)["runs"][0]["automationDetails"] == {"id": "opspec/shard-2-of-3/"}
     assert err.startswith("shard 2/3: ")  # the log's summary line too

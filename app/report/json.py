@@ -1,5 +1,10 @@
 """One JSON document per run: every file (unreadable ones too), every unit with its verdict, outputs
-and findings with line and column, and the summary."""
+and findings with line and column, and the summary.
+
+The document holds all the report holds (the rules' statements, the options the exit code depends on,
+the descriptor of each unit with findings for text's page links), so the report every other writer
+renders can be read back from it (app/report/merge.py, for `opspec merge`).
+"""
 
 from __future__ import annotations
 
@@ -38,6 +43,8 @@ def unit_dict(unit: Unit) -> dict[str, Any]:
         entry["checked_by"] = unit.checked_by
     if unit.detail:
         entry["detail"] = unit.detail
+    if unit.findings and unit.descriptor is not None:  # what text's --link-base opens on the page
+        entry["descriptor"] = unit.descriptor
     return entry
 
 
@@ -59,12 +66,25 @@ def document(report: RunReport) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "tool": {"name": report.tool, "version": report.version},
         "command": report.command,
+        "options": {"strict": report.strict, "require_checked": report.require_checked},
         "exit_code": report.exit_code(),
     }
     if report.shard is not None:  # one machine's part of a split run
         shard = report.shard
-        entry["shard"] = {"index": shard.index, "count": shard.count, "files_in_all": shard.files_in_all}
+        entry["shard"] = {
+            "index": shard.index,
+            "count": shard.count,
+            "files_in_all": shard.files_in_all,
+            "positions": list(shard.positions),
+        }
     entry["summary"] = report.summary().as_dict()
+    # The statements of the rules the findings cite (a rule no reader described is left out: SARIF
+    # names it by its id, here as in a report read back).
+    entry["rules"] = [
+        {"id": rule.id, "statement": rule.statement, "spec": rule.spec}
+        for rule in report.reported_rules()
+        if rule.id in report.rules
+    ]
     entry["files"] = [file_dict(f) for f in report.files]
     return entry
 
