@@ -9,6 +9,7 @@ not be read or is not a descriptor at all.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import os
 import sys
@@ -206,22 +207,35 @@ def _paths(
 
 
 # Graph files only graph readers read (ONNX, OpenVINO IR) are bounded by max_graph_bytes, as on the
-# graph route; every other file, like any request body, by max_body_bytes.
+# graph route; every other file, like any request body, by max_body_bytes: where the user set them (a
+# file on the user's own disk is otherwise bounded by the machine: config.for_local_files).
 GRAPH_SUFFIXES = (".onnx", ".xml")
 
 
 def _source(name: str, path: Path | None, settings: Settings) -> Source:
-    from app.formats.source import Source, load
+    import stat
 
-    max_bytes = settings.max_body_bytes
-    if path is None:
-        data = sys.stdin.buffer.read(max_bytes + 1)
-        if len(data) > max_bytes:
-            return Source(name, b"", None, f"more than {max_bytes:,} bytes (max_body_bytes)")
-        return Source(name, data)
+    from app.core.config import for_local_files
+    from app.formats.source import Source, load, read_stream
+
+    try:
+        regular = path is not None and stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        regular = True  # load() says why it cannot be read
+    if not regular:
+        # A stream (standard input, a pipe, a device) has no size before it is read, and may not end:
+        # bounded as the service bounds a graph.
+        if path is None:
+            return read_stream(name, sys.stdin.buffer, settings.max_graph_bytes, "max_graph_bytes")
+        try:
+            with path.open("rb") as stream:
+                return read_stream(name, stream, settings.max_graph_bytes, "max_graph_bytes", path)
+        except OSError as exc:
+            return Source(name, b"", path, exc.strerror or str(exc))
+    local = for_local_files(settings)
     if path.suffix.lower() in GRAPH_SUFFIXES:
-        return load(name, path, settings.max_graph_bytes, "max_graph_bytes")
-    return load(name, path, max_bytes)
+        return load(name, path, local.max_graph_bytes, "max_graph_bytes")
+    return load(name, path, local.max_body_bytes)
 
 
 def _sources(paths: list[tuple[str, Path | None]], settings: Settings) -> Iterator[Source]:
@@ -257,6 +271,7 @@ def _progress(items: Iterator, total: int) -> Iterator:
 
 
 PROGRESS_MIN_NODES = 10_000  # a graph this large takes long enough for a bar of its own
+PROGRESS_MIN_BYTES = 8 << 20  # ...and a file this large: a second or more, most of it before the walk
 
 
 def _node_bar(total: int):
@@ -273,6 +288,52 @@ def _node_bar(total: int):
             bar.close()
 
     return update
+
+
+class _FileBar:
+    """One large file's bar at a terminal: said as soon as the file is read, since parsing it is half the
+    time of a 63 MB graph and the walker has no node to count before that; then its nodes as the graph
+    is walked (the walker's PROGRESS hook)."""
+
+    def __init__(self, name: str) -> None:
+        from tqdm import tqdm
+
+        # The file's own name: a long path would leave the bar no room.
+        name = os.path.basename(name) or name
+        self.bar = tqdm(desc=name, unit="node", file=sys.stderr, leave=False, bar_format="{desc}: reading")
+
+    def nodes(self, total: int):
+        """The walker's hook: from here the bar counts the graph's nodes."""
+        self.bar.bar_format = None  # tqdm's own: count of total, rate, time left
+        self.bar.reset(total=total)
+
+        def update(done: int) -> None:
+            self.bar.update(done - self.bar.n)
+
+        return update
+
+    def close(self) -> None:
+        self.bar.close()  # leave=False: the line is cleared for the report
+
+
+@contextlib.contextmanager
+def _file_progress(source: Source, few: bool) -> Iterator[None]:
+    """While one file is checked in a run of few files at a terminal: a bar of its own when it is large
+    (_FileBar), else one over its nodes when its graph is (_node_bar); nothing in CI logs and pipes."""
+    from app.formats.graph import PROGRESS
+
+    bar = (
+        _FileBar(source.name)
+        if few and len(source.data) >= PROGRESS_MIN_BYTES and sys.stderr.isatty()
+        else None
+    )
+    token = PROGRESS.set(bar.nodes if bar is not None else _node_bar if few else None)
+    try:
+        yield
+    finally:
+        PROGRESS.reset(token)
+        if bar is not None:
+            bar.close()
 
 
 def ignore_rules(file: FileReport, patterns: Iterable[str]) -> FileReport:
@@ -370,7 +431,6 @@ def run_check(
     (0: one per core) check them; `shard` (K, N) keeps only the files of shard K of N."""
     from app.core.config import get_settings
     from app.formats import parallel
-    from app.formats.graph import PROGRESS
 
     report = RunReport(version=version(), strict=strict, require_checked=require_checked)
     paths = _paths(names, include, exclude)
@@ -387,12 +447,10 @@ def run_check(
         for file in _check_in_workers(paths, ignore, workers):
             report.add(file)
     else:
-        token = PROGRESS.set(_node_bar if len(paths) < PROGRESS_MIN_FILES else None)
-        try:
-            for source in _progress(_sources(paths, get_settings()), len(paths)):
+        few = len(paths) < PROGRESS_MIN_FILES  # else a bar of files (_progress)
+        for source in _progress(_sources(paths, get_settings()), len(paths)):
+            with _file_progress(source, few):
                 report.add(check_file(source, ignore))
-        finally:
-            PROGRESS.reset(token)
     report.name_units()
     return report
 

@@ -174,12 +174,15 @@ def check_graph(
     nodes (each with checked_by and typed_by), not_checked, diagnostics, values.
 
     A path is read as `opspec check` reads it (an IR's .bin beside it); bytes are the file's content
-    (`weights` an IR's .bin). `format` is onednn, openvino or onnx, else detected. Raises
+    (`weights` an IR's .bin). `format` is onednn, openvino or onnx, else detected. Without `settings`,
+    a graph of the caller's own is bounded by the machine as `opspec check` bounds a file (no size or
+    node limit unless OPSPEC_* sets one; app.core.config.for_local_files). Raises
     app.formats.errors.Malformed (`message`, `path`, `line`, `column`) for what is not a readable
     graph, and payload.LimitExceeded for a file over a limit, where the route answers 422 and 413."""
+    from app.core.config import for_local_files
     from app.formats import answer, graphs
 
-    settings = settings or get_settings()
+    settings = settings or for_local_files(get_settings())
     if isinstance(path_or_bytes, bytes | bytearray | memoryview):
         result = graphs.check(bytes(path_or_bytes), settings, format, weights)
     else:

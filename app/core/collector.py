@@ -4,7 +4,8 @@ A graph check or a batch allocates a few objects per node or descriptor and keep
 until the answer is written, so the collector's passes only walk a growing heap and find nothing to
 free: a quarter of a 10,000-node graph check went to them. Pausing is safe there: the work makes no
 reference cycles of its own, the heap it grows is bounded by the request limits (max_graph_nodes,
-max_batch), and whatever cycles exist are found by the first pass after it ends.
+max_batch) or, for a local file, grows with the file's size, and whatever cycles exist are found by the
+first pass after it ends.
 """
 
 from __future__ import annotations
