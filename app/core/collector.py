@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import threading
 from collections.abc import Iterator
 
@@ -35,6 +36,21 @@ def paused() -> Iterator[None]:
         yield
     finally:
         with _lock:
-            _blocks -= 1
+            _blocks = max(_blocks - 1, 0)  # 0 already in a child forked inside the block (below)
             if _blocks == 0 and _enable_after:
                 gc.enable()
+
+
+def _forked() -> None:
+    """A forked child holds only the thread that forked, and none of the blocks the parent's threads
+    were in: the collector goes back to how the first of them found it (a --jobs helper forked while its
+    parent pauses the collector would otherwise run with it off for good), and the lock is a new one (a
+    thread of the parent may have held it)."""
+    global _lock, _blocks, _enable_after
+    _lock = threading.Lock()
+    if _blocks and _enable_after:
+        gc.enable()
+    _blocks, _enable_after = 0, False
+
+
+os.register_at_fork(after_in_child=_forked)
