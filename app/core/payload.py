@@ -109,9 +109,15 @@ def decode(tensor: Tensor, path: str, settings: Settings) -> np.ndarray:
             "(max_elements)",
         )
     itemsize = flat.itemsize
-    return np.lib.stride_tricks.as_strided(
-        flat, shape=lay.shape, strides=tuple(s * itemsize for s in lay.strides), writeable=False
+    # Strided over the raw bits, then viewed as the type: as_strided goes through the array interface,
+    # which has no spelling for ml_dtypes' types (f8_e5m2 came out as '<f1' and a TypeError, a 500).
+    raw = np.lib.stride_tricks.as_strided(
+        flat.view(f"u{itemsize}"),
+        shape=lay.shape,
+        strides=tuple(s * itemsize for s in lay.strides),
+        writeable=False,
     )
+    return raw.view(flat.dtype)
 
 
 def buffer_nbytes(array: np.ndarray) -> int:
