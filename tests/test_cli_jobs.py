@@ -33,6 +33,18 @@ from tests.test_cli_options import OPSPEC
 BENCHDNN_FILES = 283
 
 
+SHIPPED_MIN_WEIGHT = parallel.HELPERS_MIN_WEIGHT
+
+
+@pytest.fixture(scope="module", autouse=True)
+def helpers_for_any_run():
+    """Helpers forked for runs of any weight here, the benchdnn folder's and a handful of files alike
+    (lighter runs than parallel.HELPERS_MIN_WEIGHT are otherwise checked in one process)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parallel, "HELPERS_MIN_WEIGHT", 0)
+        yield
+
+
 @pytest.fixture
 def in_tmp(tmp_path, monkeypatch) -> Path:
     monkeypatch.chdir(tmp_path)
@@ -112,10 +124,7 @@ def write_mixed(folder: Path) -> None:
 
 
 @pytest.fixture
-def mixed(tmp_path, monkeypatch) -> list[str]:
-    """The files, and helpers forked for them all the same (a run this light is otherwise checked in
-    one process: parallel.HELPERS_MIN_WEIGHT)."""
-    monkeypatch.setattr(parallel, "HELPERS_MIN_WEIGHT", 0)
+def mixed(tmp_path) -> list[str]:
     write_mixed(tmp_path / "mixed")
     return [str(tmp_path / "mixed"), str(tmp_path / "mixed" / "b_bad.json")]
 
@@ -253,6 +262,7 @@ def test_ctrl_c_stops_the_workers_and_exits_130(tmp_path) -> None:
 
 def test_a_light_run_forks_no_helper(tmp_path, monkeypatch) -> None:
     """A few small files are checked in this process alone, to the same report."""
+    monkeypatch.setattr(parallel, "HELPERS_MIN_WEIGHT", SHIPPED_MIN_WEIGHT)
     for index in range(3):
         write(tmp_path, f"light/good{index}.json", GOOD)
     forked = []
@@ -262,7 +272,6 @@ def test_a_light_run_forks_no_helper(tmp_path, monkeypatch) -> None:
 
 
 def test_the_file_bar_counts_every_file_with_workers(tmp_path, monkeypatch) -> None:
-    monkeypatch.setattr(parallel, "HELPERS_MIN_WEIGHT", 0)
 
     class Terminal(io.StringIO):
         def isatty(self) -> bool:

@@ -35,10 +35,12 @@ FILE_OVERHEAD_BYTES = 4096
 GUIDED_SPLIT = 3
 # ...but never less than this share of the whole: each chunk costs a round trip and a pickle.
 SMALLEST_CHUNK_SHARE = 1 / 64
-# A run lighter than this (in weight: bytes, and FILE_OVERHEAD_BYTES a file; ~100 small files, a tenth of
-# a second of checking) is checked in this process alone: forking a helper, and the helper's first
-# files run cold (its own op models, an engine's set-up), would cost about what it saves.
-HELPERS_MIN_WEIGHT = 1 << 20
+# A run lighter than this (in weight: bytes, and FILE_OVERHEAD_BYTES a file; ~400 small files, two tenths
+# of a second of checking: the 283 benchdnn graphs weigh 2.9 MB) is checked in this process alone: a
+# helper's fork, its first files run cold (its own op models, an engine's set-up) and its answers'
+# pickling cost about what it saves, and more than that on a machine whose other work takes a core
+# (--jobs 2 on benchdnn's graphs: 1.05-1.1x idle, 0.92-0.97x beside other load).
+HELPERS_MIN_WEIGHT = 4 << 20
 # Chunks handed to each helper ahead of its answers: one it works on, one queued behind it, so it does
 # not idle while this process checks a chunk of its own.
 HELPER_BACKLOG = 2
