@@ -360,12 +360,13 @@ def check_file(item: tuple[str, Path] | Source, ignore: tuple[str, ...] = ()) ->
     return ignore_rules(read_source(source), ignore)
 
 
-def _weight(item: tuple[str, Path] | Source) -> int:
-    """How much checking a file is likely to take, for scheduling: its size in bytes."""
-    if not isinstance(item, tuple):
-        return len(item.data)
+def _weight(path: Path | None) -> int:
+    """How much checking a file is likely to take, for scheduling: its size in bytes (standard input,
+    read only where it is checked: none)."""
+    if path is None:
+        return 0
     try:
-        return item[1].stat().st_size
+        return path.stat().st_size
     except OSError:
         return 0  # reported as unreadable when its turn comes
 
@@ -385,7 +386,7 @@ def _preload(paths: list[tuple[str, Path | None]]) -> None:
 
 
 def _check_in_workers(
-    paths: list[tuple[str, Path | None]], ignore: tuple[str, ...], workers: int
+    paths: list[tuple[str, Path | None]], weights: list[int], ignore: tuple[str, ...], workers: int
 ) -> Iterator[FileReport]:
     """The files' reports from `workers` processes, in the order of `paths`; standard input is read here
     (a worker's stdin is not the user's)."""
@@ -407,7 +408,7 @@ def _check_in_workers(
         yield from parallel.ordered_map(
             functools.partial(check_file, ignore=ignore),
             items,
-            [_weight(item) + parallel.FILE_OVERHEAD_BYTES for item in items],
+            weights,
             workers,
             done=done,
         )
@@ -443,8 +444,9 @@ def run_check(
         paths = [paths[i] for i in kept]
     ignore = tuple(ignore)
     workers = min(parallel.workers_for(jobs), len(paths))
-    if workers > 1:
-        for file in _check_in_workers(paths, ignore, workers):
+    weights = [_weight(path) + parallel.FILE_OVERHEAD_BYTES for _, path in paths] if workers > 1 else []
+    if workers > 1 and parallel.worth_helpers(weights):
+        for file in _check_in_workers(paths, weights, ignore, workers):
             report.add(file)
     else:
         few = len(paths) < PROGRESS_MIN_FILES  # else a bar of files (_progress)

@@ -36,14 +36,20 @@ GUIDED_SPLIT = 3
 # ...but never less than this share of the whole: each chunk costs a round trip and a pickle.
 SMALLEST_CHUNK_SHARE = 1 / 64
 # A run lighter than this (in weight: bytes, and FILE_OVERHEAD_BYTES a file; ~400 small files, two tenths
-# of a second of checking: the 283 benchdnn graphs weigh 2.9 MB) is checked in this process alone: a
+# of a second of checking: the 283 benchdnn graphs weigh 2.9 MB) is checked as --jobs 1 checks it: a
 # helper's fork, its first files run cold (its own op models, an engine's set-up) and its answers'
 # pickling cost about what it saves, and more than that on a machine whose other work takes a core
 # (--jobs 2 on benchdnn's graphs: 1.05-1.1x idle, 0.92-0.97x beside other load).
 HELPERS_MIN_WEIGHT = 4 << 20
 # Chunks handed to each helper ahead of its answers: one it works on, one queued behind it, so it does
-# not idle while this process checks a chunk of its own.
+# not idle while this process checks a file of its own.
 HELPER_BACKLOG = 2
+
+
+def worth_helpers(weights: Sequence[int]) -> bool:
+    """Is a run of these weights worth forking helpers for (HELPERS_MIN_WEIGHT)? Else one process checks
+    it, as --jobs 1 does."""
+    return sum(weights) >= HELPERS_MIN_WEIGHT
 
 
 def workers_for(jobs: int) -> int:
@@ -155,7 +161,7 @@ def ordered_map(
     from concurrent.futures.process import BrokenProcessPool
 
     plan = Guided(weights, workers)
-    helpers = min(workers - 1, len(items) - 1) if plan.remaining >= HELPERS_MIN_WEIGHT else 0
+    helpers = min(workers - 1, len(items) - 1)
     results: list[Any] = [None] * len(items)
     ready = [False] * len(items)
     # Frozen while helpers are forked: a helper's collector passes then never write to the objects it
