@@ -1,9 +1,11 @@
 """One JSON document per run: every file (unreadable ones too), every unit with its verdict, outputs
 and findings with line and column, and the summary.
 
-The document holds all the report holds (the rules' statements, the options the exit code depends on,
-the descriptor of each unit with findings for text's page links), so the report every other writer
-renders can be read back from it (app/report/merge.py, for `opspec merge`).
+The document holds all the report holds (the rules' statements, the options the exit code depends on;
+a shard's report also each file's place in the whole run and the descriptor of each unit with findings,
+for text's page links), so the report every other writer renders can be read back from a shard's
+(app/report/merge.py, for `opspec merge`). A whole run's leaves the descriptors out: they would make
+a graph zoo's report half as large again, for a link only text draws.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ def finding_dict(finding: Finding) -> dict[str, Any]:
     }
 
 
-def unit_dict(unit: Unit) -> dict[str, Any]:
+def unit_dict(unit: Unit, descriptors: bool = False) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "index": unit.index,
         "name": unit.name,
@@ -43,12 +45,12 @@ def unit_dict(unit: Unit) -> dict[str, Any]:
         entry["checked_by"] = unit.checked_by
     if unit.detail:
         entry["detail"] = unit.detail
-    if unit.findings and unit.descriptor is not None:  # what text's --link-base opens on the page
+    if descriptors and unit.findings and unit.descriptor is not None:  # what text's --link-base opens
         entry["descriptor"] = unit.descriptor
     return entry
 
 
-def file_dict(file: FileReport) -> dict[str, Any]:
+def file_dict(file: FileReport, descriptors: bool = False) -> dict[str, Any]:
     entry: dict[str, Any] = {
         "path": file.path,
         "format": file.format or None,
@@ -58,7 +60,7 @@ def file_dict(file: FileReport) -> dict[str, Any]:
         entry["valid"] = not file.invalid
         entry["coverage"] = file.coverage()
     entry["findings"] = [finding_dict(f) for f in file.findings]
-    entry["units"] = [unit_dict(u) for u in file.units]
+    entry["units"] = [unit_dict(u, descriptors) for u in file.units]
     return entry
 
 
@@ -85,7 +87,7 @@ def document(report: RunReport) -> dict[str, Any]:
         for rule in report.reported_rules()
         if rule.id in report.rules
     ]
-    entry["files"] = [file_dict(f) for f in report.files]
+    entry["files"] = [file_dict(f, descriptors=report.shard is not None) for f in report.files]
     return entry
 
 

@@ -43,11 +43,22 @@ def options(strict: bool, require_checked: bool) -> RunReport:
 
 
 @pytest.mark.parametrize(("strict", "require_checked"), [(False, False), (True, False), (False, True)])
-def test_a_json_report_read_back_renders_as_its_run_in_every_format(strict, require_checked) -> None:
+def test_a_shards_json_report_read_back_renders_as_its_run_in_every_format(strict, require_checked) -> None:
     run = options(strict, require_checked)
+    run.shard = Shard(1, 1, len(run.files), tuple(range(len(run.files))))
     again = read(snapshot.render(run, "json"))
     assert renderings(again) == renderings(run)
     assert again.exit_code() == run.exit_code()
+
+
+def test_a_whole_runs_json_report_leaves_the_descriptors_out() -> None:
+    """Only text's page links use them: read back, such a report renders as its run but for those."""
+    run = report()
+    text = snapshot.render(run, "json")
+    assert '"descriptor"' not in text
+    linked, again = renderings(run), renderings(read(text))
+    assert LINK_BASE in linked.pop("text --link-base") and LINK_BASE not in again.pop("text --link-base")
+    assert again == linked
 
 
 def test_a_shards_report_read_back_keeps_its_shard() -> None:
