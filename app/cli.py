@@ -9,6 +9,7 @@ not be read or is not a descriptor at all.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import os
 import sys
@@ -206,22 +207,35 @@ def _paths(
 
 
 # Graph files only graph readers read (ONNX, OpenVINO IR) are bounded by max_graph_bytes, as on the
-# graph route; every other file, like any request body, by max_body_bytes.
+# graph route; every other file, like any request body, by max_body_bytes: where the user set them (a
+# file on the user's own disk is otherwise bounded by the machine: config.for_local_files).
 GRAPH_SUFFIXES = (".onnx", ".xml")
 
 
 def _source(name: str, path: Path | None, settings: Settings) -> Source:
-    from app.formats.source import Source, load
+    import stat
 
-    max_bytes = settings.max_body_bytes
-    if path is None:
-        data = sys.stdin.buffer.read(max_bytes + 1)
-        if len(data) > max_bytes:
-            return Source(name, b"", None, f"more than {max_bytes:,} bytes (max_body_bytes)")
-        return Source(name, data)
+    from app.core.config import for_local_files
+    from app.formats.source import Source, load, read_stream
+
+    try:
+        regular = path is not None and stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        regular = True  # load() says why it cannot be read
+    if not regular:
+        # A stream (standard input, a pipe, a device) has no size before it is read, and may not end:
+        # bounded as the service bounds a graph.
+        if path is None:
+            return read_stream(name, sys.stdin.buffer, settings.max_graph_bytes, "max_graph_bytes")
+        try:
+            with path.open("rb") as stream:
+                return read_stream(name, stream, settings.max_graph_bytes, "max_graph_bytes", path)
+        except OSError as exc:
+            return Source(name, b"", path, exc.strerror or str(exc))
+    local = for_local_files(settings)
     if path.suffix.lower() in GRAPH_SUFFIXES:
-        return load(name, path, settings.max_graph_bytes, "max_graph_bytes")
-    return load(name, path, max_bytes)
+        return load(name, path, local.max_graph_bytes, "max_graph_bytes")
+    return load(name, path, local.max_body_bytes)
 
 
 def _sources(paths: list[tuple[str, Path | None]], settings: Settings) -> Iterator[Source]:
@@ -257,6 +271,7 @@ def _progress(items: Iterator, total: int) -> Iterator:
 
 
 PROGRESS_MIN_NODES = 10_000  # a graph this large takes long enough for a bar of its own
+PROGRESS_MIN_BYTES = 8 << 20  # ...and a file this large: a second or more, most of it before the walk
 
 
 def _node_bar(total: int):
@@ -273,6 +288,52 @@ def _node_bar(total: int):
             bar.close()
 
     return update
+
+
+class _FileBar:
+    """One large file's bar at a terminal: said as soon as the file is read, since parsing it is half the
+    time of a 63 MB graph and the walker has no node to count before that; then its nodes as the graph
+    is walked (the walker's PROGRESS hook)."""
+
+    def __init__(self, name: str) -> None:
+        from tqdm import tqdm
+
+        # The file's own name: a long path would leave the bar no room.
+        name = os.path.basename(name) or name
+        self.bar = tqdm(desc=name, unit="node", file=sys.stderr, leave=False, bar_format="{desc}: reading")
+
+    def nodes(self, total: int):
+        """The walker's hook: from here the bar counts the graph's nodes."""
+        self.bar.bar_format = None  # tqdm's own: count of total, rate, time left
+        self.bar.reset(total=total)
+
+        def update(done: int) -> None:
+            self.bar.update(done - self.bar.n)
+
+        return update
+
+    def close(self) -> None:
+        self.bar.close()  # leave=False: the line is cleared for the report
+
+
+@contextlib.contextmanager
+def _file_progress(source: Source, few: bool) -> Iterator[None]:
+    """While one file is checked in a run of few files at a terminal: a bar of its own when it is large
+    (_FileBar), else one over its nodes when its graph is (_node_bar); nothing in CI logs and pipes."""
+    from app.formats.graph import PROGRESS
+
+    bar = (
+        _FileBar(source.name)
+        if few and len(source.data) >= PROGRESS_MIN_BYTES and sys.stderr.isatty()
+        else None
+    )
+    token = PROGRESS.set(bar.nodes if bar is not None else _node_bar if few else None)
+    try:
+        yield
+    finally:
+        PROGRESS.reset(token)
+        if bar is not None:
+            bar.close()
 
 
 def ignore_rules(file: FileReport, patterns: Iterable[str]) -> FileReport:
@@ -326,12 +387,13 @@ def check_file(item: tuple[str, Path] | Source, ignore: tuple[str, ...] = ()) ->
     return ignore_rules(read_source(source), ignore)
 
 
-def _weight(item: tuple[str, Path] | Source) -> int:
-    """How much checking a file is likely to take, for scheduling: its size in bytes."""
-    if not isinstance(item, tuple):
-        return len(item.data)
+def _weight(path: Path | None) -> int:
+    """How much checking a file is likely to take, for scheduling: its size in bytes (standard input,
+    read only where it is checked: none)."""
+    if path is None:
+        return 0
     try:
-        return item[1].stat().st_size
+        return path.stat().st_size
     except OSError:
         return 0  # reported as unreadable when its turn comes
 
@@ -351,7 +413,7 @@ def _preload(paths: list[tuple[str, Path | None]]) -> None:
 
 
 def _check_in_workers(
-    paths: list[tuple[str, Path | None]], ignore: tuple[str, ...], workers: int
+    paths: list[tuple[str, Path | None]], weights: list[int], ignore: tuple[str, ...], workers: int
 ) -> Iterator[FileReport]:
     """The files' reports from `workers` processes, in the order of `paths`; standard input is read here
     (a worker's stdin is not the user's)."""
@@ -373,7 +435,7 @@ def _check_in_workers(
         yield from parallel.ordered_map(
             functools.partial(check_file, ignore=ignore),
             items,
-            [_weight(item) + parallel.FILE_OVERHEAD_BYTES for item in items],
+            weights,
             workers,
             done=done,
         )
@@ -397,7 +459,6 @@ def run_check(
     (0: one per core) check them; `shard` (K, N) keeps only the files of shard K of N."""
     from app.core.config import get_settings
     from app.formats import parallel
-    from app.formats.graph import PROGRESS
 
     settings = get_settings()
     report = RunReport(
@@ -406,22 +467,23 @@ def run_check(
     paths = _paths(names, include, exclude)
     if shard is not None:
         index, count = shard
-        report.shard = Shard(index, count, len(paths))
-        paths = [(n, p) for n, p in paths if parallel.in_shard(parallel.shard_key(p, n), index, count)]
+        kept = [
+            i for i, (n, p) in enumerate(paths) if parallel.in_shard(parallel.shard_key(p, n), index, count)
+        ]
+        report.shard = Shard(index, count, len(paths), tuple(kept))
+        paths = [paths[i] for i in kept]
     ignore = tuple(ignore)
     workers = min(parallel.workers_for(jobs), len(paths))
-    if workers > 1:
-        for file in _check_in_workers(paths, ignore, workers):
+    weights = [_weight(path) + parallel.FILE_OVERHEAD_BYTES for _, path in paths] if workers > 1 else []
+    if workers > 1 and parallel.worth_helpers(weights):
+        for file in _check_in_workers(paths, weights, ignore, workers):
             report.add(file)
     else:
-        token = PROGRESS.set(_node_bar if len(paths) < PROGRESS_MIN_FILES else None)
-        try:
-            for source in _progress(_sources(paths, settings), len(paths)):
+        few = len(paths) < PROGRESS_MIN_FILES  # else a bar of files (_progress)
+        for source in _progress(_sources(paths, settings), len(paths)):
+            with _file_progress(source, few):
                 report.add(check_file(source, ignore))
-        finally:
-            PROGRESS.reset(token)
-    if report.files and all(file.read for file in report.files):
-        report.unit_noun = "nodes"  # graphs only: their units are nodes
+    report.name_units()
     return report
 
 
@@ -527,7 +589,7 @@ def _emit(report: RunReport, args: argparse.Namespace) -> int:
                 writer(report, out)
         except OSError as exc:
             print(
-                f"opspec {report.command}: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr
+                f"opspec {args.command}: cannot write {args.output}: {exc.strerror or exc}", file=sys.stderr
             )
             return EXIT_MALFORMED
     if args.format != "text":  # the log still says how the run went
@@ -638,15 +700,73 @@ def _quiet_stdout() -> None:
     os.dup2(devnull, sys.stdout.fileno())
 
 
-def _report_options(command: argparse.ArgumentParser, unit: str) -> None:
-    """The options every reporting command (check, verify) shares; `unit` names what --verbose lists."""
+def _report_options(command: argparse.ArgumentParser, unit: str, strict: bool = True) -> None:
+    """The options every reporting command (check, verify, merge) shares; `unit` names what --verbose
+    lists. `strict`: the command decides whether warnings fail (merge takes it from the shards)."""
     command.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
     command.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE, not stdout")
-    command.add_argument("--strict", action="store_true", help="warnings fail the run too (exit 1)")
+    if strict:
+        command.add_argument("--strict", action="store_true", help="warnings fail the run too (exit 1)")
     command.add_argument(
         "-v", "--verbose", action="store_true", help=f"text: a line per {unit} with its outputs"
     )
     command.add_argument("-q", "--quiet", action="store_true", help="text: the summary line only")
+
+
+def _link_base(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--link-base",
+        metavar="URL",
+        default=os.environ.get("OPSPEC_LINK_BASE") or None,
+        help="the web page's URL (e.g. http://opspec.internal/): the text report adds under each finding of "
+        "a descriptor or graph node a link that opens it on the page (default from OPSPEC_LINK_BASE)",
+    )
+
+
+MERGE_HELP = """\
+--strict and --require-checked are the shards' own (they must agree), as are the files and their order:
+the report and the exit code are those of `opspec check` run once over every file with the shards'
+options. Reports that are not every shard of one run (a shard missing or given twice, another file list,
+version or option) are refused with exit 2, and nothing is written.
+
+exit codes:
+  0, 1  as `opspec check` over every file: 0 every descriptor valid, 1 some broken
+  2     some file could not be read or is not a descriptor, or the reports cannot be merged
+"""
+
+
+def _report_files(names: Iterable[str]) -> list[Path]:
+    """The reports named, a folder standing for its *.json files in name order."""
+    found: list[Path] = []
+    for name in names:
+        path = Path(name)
+        found += sorted(path.glob("*.json")) if path.is_dir() else [path]
+    return found
+
+
+def _merge(args: argparse.Namespace) -> int:
+    from app.report import merge
+
+    parts = []
+    files = _report_files(args.reports)
+    if not files:
+        print(f"opspec merge: no *.json report in {', '.join(args.reports)}", file=sys.stderr)
+        return EXIT_MALFORMED
+    for path in files:
+        try:
+            parts.append((str(path), merge.read(path.read_bytes())))
+        except OSError as exc:
+            print(f"opspec merge: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+            return EXIT_MALFORMED
+        except merge.ReportError as exc:
+            print(f"opspec merge: {path}: {exc}", file=sys.stderr)
+            return EXIT_MALFORMED
+    try:
+        report = merge.merge(parts)
+    except merge.MergeError as exc:
+        print(f"opspec merge: {exc}", file=sys.stderr)
+        return EXIT_MALFORMED
+    return _emit(report, args)
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -749,13 +869,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help="drop the findings of this rule id or glob of ids (repeatable)",
     )
-    check.add_argument(
-        "--link-base",
-        metavar="URL",
-        default=os.environ.get("OPSPEC_LINK_BASE") or None,
-        help="the web page's URL (e.g. http://opspec.internal/): the text report adds under each finding of "
-        "a descriptor or graph node a link that opens it on the page (default from OPSPEC_LINK_BASE)",
-    )
+    _link_base(check)
     check.add_argument(
         "-j",
         "--jobs",
@@ -804,6 +918,18 @@ def build_parser() -> argparse.ArgumentParser:
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )
     rule.set_defaults(run=_rule, parser=rule)
+    merge = commands.add_parser(
+        "merge",
+        help="join the JSON reports of a run's shards into the whole run's report, in any format",
+        description="Join the JSON reports of `opspec check --shard K/N --format json` (every shard of one "
+        "run) into the report one process checking every file writes, byte for byte, in any format.",
+        epilog=MERGE_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    merge.add_argument("reports", nargs="+", help="the shards' JSON reports, or folders of them (*.json)")
+    _report_options(merge, "descriptor", strict=False)
+    _link_base(merge)
+    merge.set_defaults(run=_merge)
     return parser
 
 
@@ -836,7 +962,7 @@ def main(argv: list[str] | None = None) -> int:
     limit_blas_threads()
     try:
         args = build_parser().parse_args(argv)
-        faults = _settings_faults(args.command)
+        faults = [] if args.command == "merge" else _settings_faults(args.command)  # merge reads none
         for line in faults:  # a bad OPSPEC_* variable: one line per fault, never a traceback
             print(line, file=sys.stderr)
         return EXIT_MALFORMED if faults else args.run(args)

@@ -42,10 +42,11 @@ EVICT_BYTES = 64 << 20
 CASES = {
     "max-s64": ("Max s64, 2 x [4,1024,1024]", "onnxruntime", 1.2),
     "max-f16": ("Max f16, 2 x [4,1024,1024]", "onnxruntime", 1.2),
+    "max-f32-row": ("Max f32, [4,1024,1024] and a broadcast [1024]", "onnxruntime", 1.2),
     "reduce-f32": ("ReduceMax f32 [1024,1024] axes [1]", "onnxruntime", 1.2),
     "segment-4m": (f"SegmentMax f32 [4,000,000 x 1], {SEGMENTS:,} segments", "openvino", 0.5),
 }
-GROUPS = {"max": ("max-s64", "max-f16"), "reduce": ("reduce-f32",), "segment": ("segment-4m",)}
+GROUPS = {"max": ("max-s64", "max-f16", "max-f32-row"), "reduce": ("reduce-f32",), "segment": ("segment-4m",)}
 
 
 def _inputs(case: str) -> list[np.ndarray]:
@@ -55,6 +56,8 @@ def _inputs(case: str) -> list[np.ndarray]:
         return [rng.integers(-(2**62), 2**62, size=(4, 1024, 1024), dtype=np.int64) for _ in range(2)]
     if case == "max-f16":
         return [rng.standard_normal((4, 1024, 1024), dtype=np.float32).astype(np.float16) for _ in range(2)]
+    if case == "max-f32-row":
+        return [rng.standard_normal(shape, dtype=np.float32) for shape in ((4, 1024, 1024), (1024,))]
     if case == "reduce-f32":
         return [rng.standard_normal((1024, 1024), dtype=np.float32)]
     rows = 4_000_000
@@ -72,6 +75,7 @@ def _ours(case: str, arrays: list[np.ndarray]) -> Callable[[], object]:
     kind, attrs = {
         "max-s64": ("Max", None),
         "max-f16": ("Max", None),
+        "max-f32-row": ("Max", None),
         "reduce-f32": ("ReduceMax", {"axes": [1]}),
         "segment-4m": ("SegmentMax", {"fill_mode": "LOWEST"}),
     }[case]

@@ -1,5 +1,7 @@
 """Max evaluation of 8 broadcast f32 inputs (1M outputs) against a chain of np.maximum on the same
-arrays, in the same run. The chain already lets NaN through; what ours adds is +0 over -0.
+arrays, in the same run. The chain already lets NaN through; what ours adds is +0 over -0. Then Max of
+f32 [4,1024,1024] and a broadcast [1024] through `app.evaluate` against onnxruntime (one thread) on the
+same arrays, taking turns, medians (issue 30's goal: at most 1.2x).
 
 Prints figures; asserts nothing.   .venv/bin/python bench/bench_max.py
 """
@@ -15,8 +17,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+import app
 from app.ops.max import MaxOp, evaluate
-from bench.timing import race
+from bench.timing import race, race_median, verdict
 
 SHAPES = [(1000, 1000), (1000, 1), (1000,), (1000, 1000), (1000, 1), (1000,), (1000, 1000), (1, 1000)]
 
@@ -52,6 +55,24 @@ def main() -> None:
     # NumPy has no bf16 loop of its own (ml_dtypes' is slow); ours widens to f32 and back.
     narrow = [a.astype(ml_dtypes.bfloat16) for a in _inputs(rng, 0.0)]
     _report("bf16 random (chain in bf16)   ", narrow, "(informative)")
+    against_onnxruntime(rng)
+
+
+def against_onnxruntime(rng: np.random.Generator, rounds: int = 21) -> None:
+    from bench.engines import onnx_session
+
+    arrays = [rng.standard_normal(shape).astype(np.float32) for shape in ((4, 1024, 1024), (1024,))]
+    descriptor = {
+        "kind": "Max",
+        "inputs": [{"dtype": "f32", "shape": list(a.shape), "data": a} for a in arrays],
+    }
+    ort = onnx_session("Max", arrays, 3)
+    ours, theirs = race_median(rounds, lambda: app.evaluate(descriptor), ort)
+    ratio = ours / theirs
+    print(
+        f"Max f32 [4,1024,1024] and [1024]: {ours * 1e3:7.2f} ms   onnxruntime (1 thread): {theirs * 1e3:7.2f} ms   "
+        f"ratio {ratio:.2f}  (goal <= 1.2: {verdict(ratio, 1.2)}; medians of {rounds}, taking turns)"
+    )
 
 
 if __name__ == "__main__":

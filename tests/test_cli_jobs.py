@@ -33,6 +33,18 @@ from tests.test_cli_options import OPSPEC
 BENCHDNN_FILES = 283
 
 
+SHIPPED_MIN_WEIGHT = parallel.HELPERS_MIN_WEIGHT
+
+
+@pytest.fixture(scope="module", autouse=True)
+def helpers_for_any_run():
+    """Helpers forked for runs of any weight here, the benchdnn folder's and a handful of files alike
+    (lighter runs than parallel.HELPERS_MIN_WEIGHT are otherwise checked in one process)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(parallel, "HELPERS_MIN_WEIGHT", 0)
+        yield
+
+
 @pytest.fixture
 def in_tmp(tmp_path, monkeypatch) -> Path:
     monkeypatch.chdir(tmp_path)
@@ -101,17 +113,20 @@ def test_pyproject_options_apply_in_workers_as_in_one_process(in_tmp, capsys) ->
     assert ".default" not in one[1]
 
 
-@pytest.fixture
-def mixed(tmp_path) -> list[str]:
+def write_mixed(folder: Path) -> None:
     """Files of every verdict: valid, invalid, with a warning, not JSON, not a descriptor, gone."""
-    folder = tmp_path / "mixed"
     write(folder, "a_good.json", GOOD)
     write(folder, "b_bad.json", BAD)
     write(folder, "c_warns.json", WARNS)
     write(folder, "d_broken.json", '{"kind": "ReduceMax",\n  "attrs": }')
     write(folder, "e_typo.json", {**GOOD, "attrs": {"axis": 1}})
     (folder / "f_gone.json").symlink_to(folder / "nowhere.json")  # listed by the walk, unreadable
-    return [str(folder), str(folder / "b_bad.json")]
+
+
+@pytest.fixture
+def mixed(tmp_path) -> list[str]:
+    write_mixed(tmp_path / "mixed")
+    return [str(tmp_path / "mixed"), str(tmp_path / "mixed" / "b_bad.json")]
 
 
 @pytest.mark.parametrize(
@@ -168,8 +183,15 @@ def explode(item, ignore=()):
     raise RuntimeError(f"a bug while checking {name}")
 
 
+PARENT = os.getpid()
+CHECK_FILE = cli.check_file
+
+
 def die(item, ignore=()):
-    os._exit(9)  # as the kernel's OOM killer would end it: no exception, no answer
+    if os.getpid() != PARENT:  # a helper (this process checks files of its own too)
+        os._exit(9)  # as the kernel's OOM killer would end it: no exception, no answer
+    time.sleep(0.05)  # while the helper dies
+    return CHECK_FILE(item, ignore)
 
 
 def test_an_exception_in_a_worker_is_raised_as_in_one_process(mixed, monkeypatch) -> None:
@@ -216,11 +238,11 @@ def test_ctrl_c_stops_the_workers_and_exits_130(tmp_path) -> None:
     try:
         workers: list[str] = []
         deadline = time.monotonic() + 60
-        while len(workers) < 2 and time.monotonic() < deadline and process.poll() is None:
+        while not workers and time.monotonic() < deadline and process.poll() is None:
             time.sleep(0.05)
             found = subprocess.run(["pgrep", "-P", str(process.pid)], capture_output=True, text=True)
             workers = found.stdout.split()
-        assert len(workers) == 2, "no workers started"
+        assert len(workers) == 1, "no helper started"  # --jobs 2: the command's own process and a helper
         os.killpg(process.pid, signal.SIGINT)
         try:
             process.wait(timeout=30)
@@ -238,7 +260,19 @@ def test_ctrl_c_stops_the_workers_and_exits_130(tmp_path) -> None:
     assert [pid for pid in workers if Path(f"/proc/{pid}").exists()] == []
 
 
+def test_a_light_run_forks_no_helper(tmp_path, monkeypatch) -> None:
+    """A few small files are checked in this process alone, to the same report."""
+    monkeypatch.setattr(parallel, "HELPERS_MIN_WEIGHT", SHIPPED_MIN_WEIGHT)
+    for index in range(3):
+        write(tmp_path, f"light/good{index}.json", GOOD)
+    forked = []
+    monkeypatch.setattr(parallel, "_context", lambda: forked.append(True))
+    assert cli.run_check([str(tmp_path / "light")], jobs=2) == cli.run_check([str(tmp_path / "light")])
+    assert forked == []
+
+
 def test_the_file_bar_counts_every_file_with_workers(tmp_path, monkeypatch) -> None:
+
     class Terminal(io.StringIO):
         def isatty(self) -> bool:
             return True
@@ -255,12 +289,33 @@ def test_the_file_bar_counts_every_file_with_workers(tmp_path, monkeypatch) -> N
     assert f"0/{total}" in sys.stderr.getvalue()
 
 
-@given(st.lists(st.integers(min_value=0, max_value=50_000), max_size=300), st.integers(1, 8))
-def test_chunks_hold_every_file_once_the_heaviest_first(weights, workers) -> None:
-    plan = parallel.chunks(weights, workers)
-    handed = [index for chunk in plan for index in chunk]
+@given(
+    st.lists(st.integers(min_value=0, max_value=50_000), max_size=300),
+    st.integers(1, 8),
+    st.lists(st.booleans(), max_size=400),
+)
+def test_the_schedule_hands_out_every_file_once_the_heaviest_first(weights, workers, ones) -> None:
+    """Chunks and single items taken in any mix (helpers' chunks, this process's items): every file
+    once, the heaviest first, and a chunk never larger in work than what was left over the workers."""
+    plan = parallel.Guided(weights, workers)
+    handed = []
+    for single in [*ones, *[False] * len(weights)]:
+        if not plan:
+            break
+        if single:
+            handed.append(plan.one())
+            continue
+        left = plan.remaining
+        chunk = plan.chunk()
+        assert chunk
+        target = max(left / (workers * parallel.GUIDED_SPLIT), sum(weights) * parallel.SMALLEST_CHUNK_SHARE)
+        assert (
+            len(chunk) == 1 or sum(weights[i] for i in chunk[:-1]) < target
+        )  # closed by the item reaching it
+        handed += chunk
     assert sorted(handed) == list(range(len(weights)))
     assert [weights[i] for i in handed] == sorted(weights, reverse=True)
+    assert plan.remaining == 0
 
 
 # --shard: a stable split
@@ -323,7 +378,11 @@ def test_each_format_says_which_shard_it_is(capsys) -> None:
     code, out, err = run([*argv, "--quiet"], capsys)
     assert out.startswith("shard 2/3: ") and code == EXIT_VALID
     document = json.loads(run([*argv, "--format", "json"], capsys)[1])
+    positions = document["shard"].pop("positions")
     assert document["shard"] == {"index": 2, "count": 3, "files_in_all": BENCHDNN_FILES}
+    # each file's place in the whole run, for `opspec merge`: the run's order kept, every file once
+    whole = [file.path for file in cli.run_check([str(BENCHDNN)]).files]
+    assert [whole[i] for i in positions] == [file["path"] for file in document["files"]]
     code, out, err = run([*argv, "--format", "sarif"], capsys)
     assert json.loads(out)["runs"][0]["automationDetails"] == {"id": "opspec/shard-2-of-3/"}
     assert err.startswith("shard 2/3: ")  # the log's summary line too

@@ -149,3 +149,16 @@ def test_real_models_and_their_irs_get_one_verdict_from_every_face(name, tmp_pat
         assert expected["readable"] and expected["not_checked"] == 0, (each, expected)
         assert route_verdict(client, each) == expected, each
         assert library_verdict(each) == expected, each
+
+
+def test_check_graph_bounds_the_callers_own_graph_as_opspec_check_bounds_a_file(monkeypatch) -> None:
+    """No settings given: the service's size and node limits are lifted unless the environment sets them
+    (app.core.config.for_local_files); settings given are taken as they are."""
+    from app.core.config import Settings
+
+    data = (FILES / "onednn_graph.json").read_bytes()
+    small = Settings.model_construct(_fields_set=set(), **{**Settings().model_dump(), "max_graph_nodes": 1})
+    monkeypatch.setattr("app.library.get_settings", lambda: small)  # the service's defaults, made small
+    assert check_graph(data)["valid"] is True
+    with pytest.raises(LimitExceeded, match=r"\(max_graph_nodes\)"):
+        check_graph(data, settings=Settings(max_graph_nodes=1))

@@ -261,3 +261,23 @@ def test_workers_and_sigterm_let_an_in_flight_request_finish(image: str) -> None
         assert podman("logs", name).stderr.count("Finished server process") == 2
     finally:
         podman("rm", "--force", "--time", "0", name)
+
+
+def test_the_zoo_jobs_commands_run_in_the_image(container: tuple[str, str]) -> None:
+    """deploy/zoo-check.yaml's pods and deploy/zoo-merge.yaml's, their `sh -c` scripts run in the image
+    itself (its shell, its opspec, its user): the merged text report is a single run's."""
+    from tests.test_deploy import ZOO_CHECK, ZOO_MERGE, environment
+    from tests.test_deploy import container as spec
+
+    name, _ = container
+    shards = int(environment(ZOO_CHECK)["SHARDS"])
+    for index in range(shards):
+        env = environment(ZOO_CHECK, JOB_COMPLETION_INDEX=str(index), CPUS="1", REPORTS="/out/zoo/shards")
+        options = [f"--env={key}={value}" for key, value in env.items()]
+        done = podman("exec", "--workdir", "/src", *options, name, "sh", "-c", spec(ZOO_CHECK)["args"][0])
+        assert done.returncode == 0, done.stdout + done.stderr
+    script = spec(ZOO_MERGE)["args"][0]
+    merged = podman("exec", "--workdir", "/out/zoo", "--env=REPORTS=/out/zoo", name, "sh", "-c", script)
+    single = check_in(name, ".")
+    assert (merged.returncode, merged.stdout) == (single.returncode, single.stdout) == (2, single.stdout)
+    assert "invalid/reduce.json:5:7: error ReduceMax.axes.range" in merged.stdout

@@ -213,9 +213,86 @@ def test_plain_reduce_max_answers_as_the_full_path(descriptor, limits) -> None:
     declines and the full way answers or raises as before."""
     from app import library
 
+    assert_lane_is_the_full_way(library._plain_reduce_max, descriptor, limits)
+
+
+def assert_lane_is_the_full_way(lane_of, descriptor: dict, limits: Settings | None) -> None:
+    """lane_of's answer, where it gives one, is the full way's (_evaluate_checked), and app.evaluate
+    answers or raises as the full way does."""
+    from app import library
+
     settings = limits or library.get_settings()
-    lane = library._plain_reduce_max(descriptor, settings)
+    lane = lane_of(descriptor, settings)
     full = _outcome(lambda: library._evaluate_checked(descriptor, settings))
     if lane is not None:
         assert full == _outcome(lambda: lane)
     assert _outcome(lambda: app.evaluate(descriptor, limits)) == full
+
+
+@st.composite
+def near_plain_max(draw):
+    """Max descriptors as dicts with array data: plain ones (1 to 4 inputs of one dtype, broadcast by
+    the strict rule) and ones a step off plain (an alias, inputs of two dtypes, a size neither the
+    largest nor 1, a dim of 0, an array of another dtype or shape, an attribute, a declared output, a
+    bool where an int goes), with -0, +0 and NaNs of either sign where the dtype has them."""
+    from app.core.dtypes import DTYPES
+
+    def off() -> bool:
+        return draw(st.integers(0, 13)) == 0
+
+    out = draw(st.lists(st.integers(1, 3), min_size=0, max_size=3))
+    dtype = draw(st.sampled_from(["f32", "f16", "bf16", "f64", "s8", "u16", "s64"]))
+    numpy_type = DTYPES[dtype].numpy
+    floats = st.sampled_from([0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, -np.nan])
+    ints = st.integers(-3, 3) if dtype[0] == "s" else st.integers(0, 5)
+    inputs = []
+    for _ in range(draw(st.integers(1, 4))):
+        rank = draw(st.integers(0, len(out)))
+        shape = [size if draw(st.booleans()) else 1 for size in out[len(out) - rank :]]
+        if off() and shape:
+            shape[-1] = draw(st.sampled_from([0, shape[-1] + 1]))
+        count = math.prod(shape)
+        if DTYPES[dtype].is_float:
+            values = np.array(draw(st.lists(floats, min_size=count, max_size=count)), np.float64)
+            data = values.astype(np.float32).astype(numpy_type).reshape(shape)
+        else:
+            data = np.array(draw(st.lists(ints, min_size=count, max_size=count)), numpy_type).reshape(shape)
+        tensor: dict = {"dtype": dtype, "shape": list(shape), "data": data}
+        if off():
+            tensor["dtype"] = draw(st.sampled_from(["float32", "s32", "f32"]))
+        if off():
+            tensor["data"] = draw(st.sampled_from([data.astype(np.float64), data.reshape(-1)]))
+        if off() and shape:
+            tensor["shape"] = [True, *shape[1:]]
+        inputs.append(tensor)
+    descriptor: dict = {"kind": "Max", "inputs": inputs}
+    if off():
+        descriptor["kind"] = "max"
+    if draw(st.booleans()):
+        descriptor["attrs"] = {"axis": 1} if off() else {}
+    if off():
+        descriptor["outputs"] = [{"dtype": dtype, "shape": out}]
+    return descriptor
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast")
+@settings(max_examples=400, deadline=None)
+@given(near_plain_max(), st.sampled_from([None, Settings(max_elements=6), Settings(max_total_bytes=40)]))
+def test_plain_max_answers_as_the_full_path(descriptor, limits) -> None:
+    """The lane (app.library._plain_max) answers exactly as the full way it shortcuts (_evaluate_checked):
+    the same answer, dtypes, shapes and bits (-0 is not +0; NaN's bits too), or it declines and the full
+    way answers or raises as before."""
+    from app import library
+
+    assert_lane_is_the_full_way(library._plain_max, descriptor, limits)
+
+
+def test_the_max_lane_takes_the_plain_cases() -> None:
+    """Held to the full way above; here it is shown to answer (not decline) where it should."""
+    from app import library
+
+    settings = library.get_settings()
+    rows = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for inputs in ([rows], [rows, np.float32([-0.0, 0.0, 9.0])], [np.array(2.0, np.float32), rows]):
+        tensors = [{"dtype": "f32", "shape": list(a.shape), "data": a} for a in inputs]
+        assert library._plain_max({"kind": "Max", "inputs": tensors}, settings) is not None

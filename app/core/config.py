@@ -7,6 +7,7 @@ pydantic-settings cost every `opspec` command a third of its start-up (~0.3 s of
 
 import json
 import os
+import sys
 from functools import lru_cache
 from typing import Any
 
@@ -141,3 +142,22 @@ class Settings(BaseModel):
 @lru_cache
 def get_settings() -> Settings:
     return Settings()
+
+
+# What the service bounds because a client sends it, and a file on the user's own disk is bounded by the
+# machine instead: the file's size is known before it is read, and what checking it holds grows with that
+# size (its bytes, its nodes), so a larger file asks for more memory in proportion, never by surprise.
+# What stays bounded for files too: what a few bytes can make huge or deep, which no size limit catches
+# (a graph's nesting, max_graph_depth: recursion; an evaluation's elements, bytes and steps, which a
+# declared shape or a broadcast sets, not the file; XML entities and ONNX external data are refused by
+# the readers), and what a report holds (max_diagnostics).
+FILE_SIZE_LIMITS = ("max_body_bytes", "max_graph_bytes", "max_graph_nodes")
+NO_LIMIT = sys.maxsize
+
+
+def for_local_files(settings: Settings) -> Settings:
+    """The settings a file on the user's own disk is checked under (`opspec check`, `check_graph` of a
+    path): FILE_SIZE_LIMITS lifted, except those the user set (OPSPEC_MAX_GRAPH_BYTES bounds local
+    files too when it is given)."""
+    lifted = {name: NO_LIMIT for name in FILE_SIZE_LIMITS if name not in settings.model_fields_set}
+    return settings.model_copy(update=lifted) if lifted else settings

@@ -109,8 +109,8 @@ def decode(tensor: Tensor, path: str, settings: Settings) -> np.ndarray:
             "(max_elements)",
         )
     itemsize = flat.itemsize
-    # as_strided goes through __array_interface__, which cannot name ml_dtypes' types (f8_e5m2 raised a
-    # TypeError, a 500): stride unsigned integers of the same width and view the result as the dtype.
+    # Strided over the raw bits, then viewed as the type: as_strided goes through the array interface,
+    # which has no spelling for ml_dtypes' types (f8_e5m2 came out as '<f1' and a TypeError, a 500).
     raw = np.lib.stride_tricks.as_strided(
         flat.view(f"u{itemsize}"),
         shape=lay.shape,

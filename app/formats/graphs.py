@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.core import collector
-from app.core.config import Settings, get_settings
+from app.core.config import Settings, for_local_files, get_settings
 from app.core.diagnostics import Diagnostic
 from app.core.payload import LimitExceeded
 from app.formats import sniff
@@ -165,7 +165,9 @@ def _read(format: str) -> Callable[[Source], FileReport]:
     def read(source: Source) -> FileReport:
         if source.error is not None:
             return unreadable(FileReport(source.name, format), source.error)
-        settings = get_settings()
+        # The file table's readers read what `opspec check` was given: the user's own files, bounded by
+        # the machine, not by what the service takes from a client (its size was bounded as it was read).
+        settings = for_local_files(get_settings())
         try:
             weights = None
             if format == "openvino" and source.path is not None:

@@ -1,19 +1,24 @@
 """Splitting a check run's files: across worker processes on one machine (`--jobs`) and across the
 machines of a CI matrix (`--shard`).
 
-Workers are forked where the platform can (Linux) once the parent has imported the checker, so a worker
-starts with numpy, pydantic and the op registry already in memory: importing them is most of what a
-fresh `opspec` process pays before it checks anything. Elsewhere they are spawned and import it all.
+The command's own process checks files too, beside its helpers. Helpers are forked where the platform
+can (Linux) once the parent has imported the checker, so a helper starts with numpy, pydantic and the op
+registry already in memory: importing them is most of what a fresh `opspec` process pays before it
+checks anything. Elsewhere they are spawned and import it all.
 """
 
 from __future__ import annotations
 
+import collections
+import gc
 import os
 import signal
 import zlib
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from app.core import collector
 
 if TYPE_CHECKING:  # imported where workers start: a run of one process need not pay for them
     import multiprocessing.context
@@ -30,6 +35,21 @@ FILE_OVERHEAD_BYTES = 4096
 GUIDED_SPLIT = 3
 # ...but never less than this share of the whole: each chunk costs a round trip and a pickle.
 SMALLEST_CHUNK_SHARE = 1 / 64
+# A run lighter than this (in weight: bytes, and FILE_OVERHEAD_BYTES a file; ~400 small files, two tenths
+# of a second of checking: the 283 benchdnn graphs weigh 2.9 MB) is checked as --jobs 1 checks it: a
+# helper's fork, its first files run cold (its own op models, an engine's set-up) and its answers'
+# pickling cost about what it saves, and more than that on a machine whose other work takes a core
+# (--jobs 2 on benchdnn's graphs: 1.05-1.1x idle, 0.92-0.97x beside other load).
+HELPERS_MIN_WEIGHT = 4 << 20
+# Chunks handed to each helper ahead of its answers: one it works on, one queued behind it, so it does
+# not idle while this process checks a file of its own.
+HELPER_BACKLOG = 2
+
+
+def worth_helpers(weights: Sequence[int]) -> bool:
+    """Is a run of these weights worth forking helpers for (HELPERS_MIN_WEIGHT)? Else one process checks
+    it, as --jobs 1 does."""
+    return sum(weights) >= HELPERS_MIN_WEIGHT
 
 
 def workers_for(jobs: int) -> int:
@@ -63,28 +83,40 @@ def in_shard(key: str, index: int, count: int) -> bool:
     return zlib.crc32(key.encode("utf-8", "surrogateescape")) % count == index - 1
 
 
-def chunks(weights: Sequence[int], workers: int) -> list[list[int]]:
-    """The items' indices in chunks to hand out in this order: the heaviest items first, in chunks that
-    shrink as the work left does (guided scheduling), so the run ends on small chunks that even out the
-    workers."""
-    order = sorted(range(len(weights)), key=lambda i: -weights[i])  # stable: ties keep input order
-    remaining = sum(weights)
-    smallest = remaining * SMALLEST_CHUNK_SHARE
-    found: list[list[int]] = []
-    current: list[int] = []
-    size = target = 0.0
-    for index in order:
-        if not current:
-            target = max(remaining / (workers * GUIDED_SPLIT), smallest)
-        current.append(index)
-        size += weights[index]
-        if size >= target:
-            found.append(current)
-            remaining -= size
-            current, size = [], 0.0
-    if current:
-        found.append(current)
-    return found
+class Guided:
+    """The items' indices to hand out, the heaviest first, in chunks sized by the work still left
+    (guided scheduling): large chunks while much is left, small ones at the end, so no process is left
+    with a big chunk while the others idle. Sized as each chunk is taken, not planned up front: this
+    process takes items one at a time beside the helpers' chunks, and a size planned for a share it did
+    not take would leave a helper's last chunk large."""
+
+    def __init__(self, weights: Sequence[int], workers: int) -> None:
+        self.weights = weights
+        self.workers = workers
+        self.order = collections.deque(
+            sorted(range(len(weights)), key=lambda i: -weights[i])
+        )  # ties: input order
+        self.remaining = sum(weights)
+        self.smallest = self.remaining * SMALLEST_CHUNK_SHARE
+
+    def __len__(self) -> int:
+        return len(self.order)
+
+    def chunk(self) -> list[int]:
+        """The next chunk: about remaining / (workers * GUIDED_SPLIT) of the work, at least one item."""
+        target = max(self.remaining / (self.workers * GUIDED_SPLIT), self.smallest)
+        taken, size = [], 0
+        while self.order and (not taken or size < target):
+            index = self.order.popleft()
+            taken.append(index)
+            size += self.weights[index]
+        self.remaining -= size
+        return taken
+
+    def one(self) -> int:
+        index = self.order.popleft()
+        self.remaining -= self.weights[index]
+        return index
 
 
 def _ignore_sigint() -> None:
@@ -115,48 +147,78 @@ def ordered_map(
     workers: int,
     done: Callable[[int], None] | None = None,
 ) -> Iterator[Result]:
-    """`function` over `items` in `workers` processes, yielded in the items' order (whatever order they
-    finish in); `done(n)` is called as each chunk of n items comes back. `function` must be a module-level
-    function (spawn pickles it by name). An exception inside `function` is raised here, after the workers
-    are stopped; a worker that dies raises WorkerDied; either way no worker is left behind, and so on
-    Ctrl-C (KeyboardInterrupt here)."""
+    """`function` over `items` in `workers` processes, this one and `workers - 1` helpers, yielded in the
+    items' order (whatever order they finish in); `done(n)` is called as each chunk of n items is
+    answered. `function` must be a module-level function (spawn pickles it by name). An exception inside
+    `function` is raised here, after the helpers are stopped; a helper that dies raises WorkerDied;
+    either way no helper is left behind, and so on Ctrl-C (KeyboardInterrupt here).
+
+    This process checks items of its own, one at a time, between handing chunks out and taking answers
+    in: it would otherwise sit waiting while the helpers work, and a file it checks is never pickled
+    either way (an answer's unpickling was most of what it did per file). Each helper is kept
+    HELPER_BACKLOG chunks ahead, so it has the next one queued while this process checks a file."""
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    plan = chunks(weights, workers)
+    plan = Guided(weights, workers)
+    helpers = min(workers - 1, len(items) - 1)
     results: list[Any] = [None] * len(items)
     ready = [False] * len(items)
-    executor = ProcessPoolExecutor(
-        max_workers=min(workers, len(plan)), mp_context=_context(), initializer=_ignore_sigint
+    # Frozen while helpers are forked: a helper's collector passes then never write to the objects it
+    # shares with this process (the pages stay shared) and never walk them (they find nothing to free).
+    gc.freeze()
+    executor = (
+        ProcessPoolExecutor(max_workers=helpers, mp_context=_context(), initializer=_ignore_sigint)
+        if helpers > 0
+        else None
     )
+    pending: dict[Future, list[int]] = {}
     complete = False
+
+    def answered(chunk: list[int], answers: list[Any]) -> None:
+        for index, answer in zip(chunk, answers, strict=True):
+            results[index], ready[index] = answer, True
+        if done is not None:
+            done(len(chunk))
+
     try:
-        pending: dict[Future, list[int]] = {
-            executor.submit(_run_chunk, function, [items[i] for i in chunk]): chunk for chunk in plan
-        }
-        following = 0  # the first item not yet yielded
-        while pending:
-            finished, _ = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                chunk = pending.pop(future)
-                try:
-                    answers = future.result()
-                except BrokenProcessPool as exc:
-                    raise WorkerDied(str(exc) or "a worker process ended unexpectedly") from None
-                for index, answer in zip(chunk, answers, strict=True):
-                    results[index], ready[index] = answer, True
-                if done is not None:
-                    done(len(chunk))
-            while following < len(items) and ready[following]:
-                yield results[following]
-                results[following] = None  # the caller holds it now; keep no second reference
-                following += 1
+        # The answers are kept to the end of the run: the collector's passes over them while they are
+        # unpickled (most of this process's time with helpers) and added up would find nothing to free.
+        with collector.paused():
+            following = 0  # the first item not yet yielded
+            while plan or pending:
+                while executor is not None and plan and len(pending) < HELPER_BACKLOG * helpers:
+                    chunk = plan.chunk()
+                    pending[executor.submit(_run_chunk, function, [items[i] for i in chunk])] = chunk
+                if plan:  # this process's share: the next item, while the helpers work on their chunks
+                    index = plan.one()
+                    answered([index], [function(items[index])])
+                    finished = [future for future in pending if future.done()]
+                else:
+                    finished = list(wait(pending, return_when=FIRST_COMPLETED)[0])
+                for future in finished:
+                    chunk = pending.pop(future)
+                    try:
+                        answers = future.result()
+                    except BrokenProcessPool as exc:
+                        raise WorkerDied(str(exc) or "a worker process ended unexpectedly") from None
+                    answered(chunk, answers)
+                while following < len(items) and ready[following]:
+                    yield results[following]
+                    results[following] = None  # the caller holds it now; keep no second reference
+                    following += 1
+            # All the run made is young to the collector, and lives on in the report: frozen here and
+            # thawed below it goes to the oldest generation unwalked (the first pass after the pause
+            # walked it all at once: 0.3-0.7 s for 2,000 files' reports).
+            gc.freeze()
         complete = True
     finally:
-        if complete:
-            executor.shutdown(wait=True)  # idle workers: each ends on its own when told
-        else:
-            _stop(executor)
+        gc.unfreeze()
+        if executor is not None:
+            if complete:
+                executor.shutdown(wait=True)  # idle helpers: each ends on its own when told
+            else:
+                _stop(executor)
 
 
 def _stop(executor: ProcessPoolExecutor) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from app.report.model import FileReport, Finding, RuleInfo
 
@@ -31,6 +32,26 @@ def load(name: str, path: Path, max_bytes: int, limit: str = "max_body_bytes") -
         return Source(name, path.read_bytes(), path)
     except OSError as exc:
         return Source(name, b"", path, exc.strerror or str(exc))
+
+
+STREAM_CHUNK = 1 << 20
+
+
+def read_stream(name: str, stream: BinaryIO, max_bytes: int, limit: str, path: Path | None = None) -> Source:
+    """Read a stream (standard input, a pipe, a device), which has no size before it is read, up to
+    `max_bytes` (the setting `limit`): one that goes on past it is refused as soon as it does, so an
+    endless one (`yes |`, /dev/zero) costs at most the limit, not all the memory there is."""
+    chunks, size = [], 0
+    try:
+        while size <= max_bytes:
+            chunk = stream.read(min(STREAM_CHUNK, max_bytes + 1 - size))
+            if not chunk:
+                return Source(name, b"".join(chunks), path)
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as exc:
+        return Source(name, b"", path, exc.strerror or str(exc))
+    return Source(name, b"", path, f"more than {max_bytes:,} bytes ({limit})")
 
 
 def not_utf8(data: bytes, exc: UnicodeDecodeError) -> tuple[str, int, int]:

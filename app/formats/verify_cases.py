@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from app.core.config import get_settings
+from app.core.config import for_local_files, get_settings
 from app.core.diagnostics import PathError
 from app.core.dtypes import DTYPES, canonical_dtype
 from app.core.engine import Invalid, NotEvaluable
@@ -229,7 +229,7 @@ def _tensor(where: str, port: Port, declared: dict | None, array: np.ndarray) ->
 
 def read_npz(descriptor_path: str, inputs_path: str, outputs_path: str) -> FileReport:
     """One case: the descriptor's JSON, its inputs' and the implementation's outputs' arrays."""
-    source = load(descriptor_path, Path(descriptor_path), get_settings().max_body_bytes)
+    source = load(descriptor_path, Path(descriptor_path), for_local_files(get_settings()).max_body_bytes)
     loaded = _document(source, NPZ_FORMAT)
     if isinstance(loaded, FileReport):
         return loaded

@@ -150,6 +150,9 @@ class Shard:
     index: int  # K, 1-based
     count: int  # N
     files_in_all: int  # files of the whole run before the split: an empty shard says of how many
+    # Each of the shard's files' place (0-based) in the whole run's list, in the shard's order: what
+    # `opspec merge` puts the shards' files back in the order of one run by.
+    positions: tuple[int, ...] = ()
 
     def __str__(self) -> str:
         return f"{self.index}/{self.count}"
@@ -171,6 +174,14 @@ class RunReport:
     def add(self, report: FileReport) -> None:
         self.files.append(report)
         self.rules.update(report.rules)
+
+    def name_units(self) -> None:
+        """What the summaries call the units, once every file is in: a verify run's are cases; a check
+        run's are nodes where every file is a graph read whole, else descriptors."""
+        if self.command == "verify":
+            self.unit_noun = "cases"
+        elif self.files and all(file.read for file in self.files):
+            self.unit_noun = "nodes"
 
     def findings(self) -> Iterator[tuple[FileReport, Unit | None, Finding]]:
         for report in self.files:

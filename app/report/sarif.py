@@ -3,11 +3,11 @@ with its file (relative to the working directory), line and column."""
 
 from __future__ import annotations
 
-import json
 from pathlib import PurePosixPath
 from typing import Any, TextIO
 from urllib.parse import quote
 
+from app.report.json import indented
 from app.report.links import rule_url
 from app.report.locations import relative
 from app.report.model import RunReport
@@ -102,5 +102,4 @@ def _rule(rule_id: str, statement: str, spec: str, docs_url: str) -> dict[str, A
 
 
 def write(report: RunReport, out: TextIO) -> None:
-    # dumps, not dump: one write, not one per token
-    out.write(json.dumps(document(report), indent=2, ensure_ascii=False) + "\n")
+    out.write(indented(document(report)) + "\n")

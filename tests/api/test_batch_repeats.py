@@ -57,3 +57,17 @@ def test_verdicts_are_written_as_their_models_write_them() -> None:
         assert verdict_json(result) == model.model_dump_json().encode()
     answer = _answer_each(json.dumps({"ops": ops}).encode(), Settings()).body
     assert answer == BatchResponse(results=models).model_dump_json().encode()
+
+
+def test_a_long_batch_is_told_repeated_or_distinct_by_its_head() -> None:
+    from app.api.routes.check import REPEATS_SAMPLE
+
+    def reduce(dim: int) -> dict:
+        return {"kind": "ReduceMax", "attrs": {"axes": [0]}, "inputs": [{"dtype": "f32", "shape": [dim]}]}
+
+    count = 2 * REPEATS_SAMPLE
+    distinct = json.dumps({"ops": [reduce(i + 1) for i in range(count)]}).encode()
+    assert _answer_repeats(distinct, Settings()) is None  # the whole batch's one pass answers it
+    repeated = json.dumps({"ops": [reduce(1 + i % 3) for i in range(count)]}).encode()
+    fast = _answer_repeats(repeated, Settings())
+    assert fast is not None and fast.body == _answer_each(repeated, Settings()).body

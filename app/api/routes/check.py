@@ -238,6 +238,7 @@ class _RawBatch(msgspec.Struct):
 
 
 _RAW_BATCH = msgspec.json.Decoder(_RawBatch)
+REPEATS_SAMPLE = 256  # descriptors at a batch's head that tell whether it repeats its texts
 
 
 def _answer_batch(body: bytes, settings: Settings) -> Response:
@@ -255,8 +256,13 @@ def _answer_repeats(body: bytes, settings: Settings) -> Response | None:
         return None
     if len(raws) > settings.max_batch:
         return None
+    # Mostly distinct (a compiler's distinct ops): one pass of the whole batch is faster. Told from its
+    # head first, so such a batch does not pay for counting every text (a twentieth of its time).
+    head = raws[:REPEATS_SAMPLE]
+    if len(raws) > REPEATS_SAMPLE and 2 * len({bytes(raw) for raw in head}) > len(head):
+        return None
     counts = Counter(bytes(raw) for raw in raws)
-    if 2 * len(counts) > len(raws):  # mostly distinct: one pydantic pass over the whole batch is faster
+    if 2 * len(counts) > len(raws):
         return None
     answers: dict[bytes, tuple[bytes, engine.Verdict]] = {}
     order = []
