@@ -114,12 +114,14 @@ def write(
     colour: bool = False,
     link_base: str | None = None,
 ) -> None:
-    """`verbose` adds a line per unit: where it is, its kind, verdict and outputs; `quiet` writes the
+    """`verbose` adds a line per unit (where it is, its kind, verdict and outputs) and a graph's notes (info
+    findings: how each node was translated), which a plain run counts in its summary; `quiet` writes the
     summary line only; `colour` paints severities and verdicts for a terminal; `link_base` (the page's
     URL) a line under each finding of a descriptor or graph node that opens it on the page."""
     for file in [] if quiet else report.files:
         for finding in file.findings:
-            out.write(finding_line(file.path, finding, colour))
+            if finding.severity != "info" or not file.read or verbose:
+                out.write(finding_line(file.path, finding, colour))
         for unit in file.units:
             if verbose:
                 where = compiler_style(file.path, unit.line, unit.column)
@@ -128,6 +130,8 @@ def write(
                 out.write(f"{where}:{label} {unit.kind or '?'} {verdict} -> {_outputs(unit)}\n")
             link = page_link(link_base, unit.descriptor) if link_base and unit.descriptor else None
             for finding in unit.findings:
+                if finding.severity == "info" and file.read and not verbose:
+                    continue  # a graph node's note (how it was translated) only with -v: a CI log shows faults
                 out.write(finding_line(file.path, finding, colour))
                 if link:
                     out.write(f"    {link}\n")
