@@ -708,7 +708,10 @@ def _report_options(command: argparse.ArgumentParser, unit: str, strict: bool = 
     if strict:
         command.add_argument("--strict", action="store_true", help="warnings fail the run too (exit 1)")
     command.add_argument(
-        "-v", "--verbose", action="store_true", help=f"text: a line per {unit} with its outputs, and a graph's notes (how each node was translated)"
+        "-v",
+        "--verbose",
+        action="store_true",
+        help=f"text: a line per {unit} with its outputs, and a graph's notes (how each node was translated)",
     )
     command.add_argument("-q", "--quiet", action="store_true", help="text: the summary line only")
 
