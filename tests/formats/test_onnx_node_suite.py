@@ -153,3 +153,10 @@ def test_opspec_check_on_the_suite_as_a_ci_job_runs_it(
     assert report["summary"]["invalid_files"] == 0
     assert report["summary"]["checked"] == figure("checked by opspec's rules")
     assert report["summary"]["by_engine"] == {"onnx": figure("typed by ONNX's inference")}
+
+
+def test_the_real_models_the_page_lists_are_the_ones_tested() -> None:
+    from tests.formats import models
+
+    listed = set(re.findall(r"`([a-z0-9-]+)`", DOCS.read_text().split("## Real models", 1)[1]))
+    assert listed == set(models.WHEELS) | set(models.OPEN_DIMS)
