@@ -81,6 +81,11 @@ def test_coverage_counts_every_node_by_who_checked_it(checked: dict[str, GraphRe
         "onnx": figure("typed by ONNX's inference"),
         "not checked": figure("not checked"),
     }
+    readme = " ".join((DOCS.parents[1] / "README.md").read_text().split())
+    assert (
+        f"of {total['nodes']:,} op nodes, {total['checked']:,} checked by opspec's rules, {total['onnx']:,} typed "
+        f"by ONNX's inference, {total['not checked']:,} not checked"
+    ) in readme
 
 
 def feed(test: NodeTest, node: NodeResult) -> dict[str, Any]:
