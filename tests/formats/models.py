@@ -162,9 +162,12 @@ def kv_cache_step(width: int = 16) -> bytes:
             helper.make_tensor_value_info("past_key", TensorProto.FLOAT, ["B", "past", width]),
             helper.make_tensor_value_info("past_value", TensorProto.FLOAT, ["B", "past", width]),
         ],
-        [
-            helper.make_tensor_value_info(name, TensorProto.FLOAT, None)
-            for name in ("out", "present_key", "present_value")
+        [  # as exporters declare them: the sequence dim of the present keys and values left unnamed
+            helper.make_tensor_value_info("out", TensorProto.FLOAT, ["B", 1, width]),
+            *(
+                helper.make_tensor_value_info(name, TensorProto.FLOAT, ["B", None, width])
+                for name in ("present_key", "present_value")
+            ),
         ],
         [_init(name, rng.standard_normal((width, width)).astype(np.float32)) for name in ("wq", "wk", "wv")],
     )
