@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from app.core import engine
+from app.core import engine, plain
 from app.core.config import Settings
 from app.core.diagnostics import Diagnostic, Related, Rule, Severity
 from app.core.dtypes import DTYPES, canonical_dtype
@@ -550,6 +550,7 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
     foreign = IMPLEMENTATIONS - {graph.implementation}
     memo = Memo()
     engine = memo.engine = graph.engine
+    memo.plain = settings.graph_path == "plain"
     engine_names = graph.engine_names
     renaming = False  # some name is bound: every value stored from here on reads it as its dim
     clashes: dict[tuple[Any, ...], bool] = {}
@@ -1088,6 +1089,9 @@ class Memo:
         self.same: dict[tuple[Any, tuple[int, ...], tuple[int, ...]], _Same] = {}
         self.last: _Same | None = None  # what _check just answered, when another node may share it
         self.engine = ""  # the engine that typed the graph, if any (Graph.engine)
+        self.plain = (
+            False  # check descriptors as plain objects (Settings.graph_path), pydantic's only to explain
+        )
         self._types: dict[tuple[str | None, Shape | None], TensorType] = {}
 
     def types(self, value: Value | None) -> TensorType:
@@ -1108,8 +1112,11 @@ def _verdict(
     if cached is not None:
         return cached
     found: Found = []
+    spec = BY_NAME.get(raw["kind"])
+    descriptor = plain.descriptor(spec, raw) if memo.plain and spec is not None else None
     try:
-        descriptor = parse(raw)
+        if descriptor is None:  # the reference path, or a descriptor pydantic must read (and explain)
+            descriptor = parse(raw)
     except DescriptorErrors as exc:
         for error in describe_errors(exc.errors()):
             rule = error.get("rule", "graph.descriptor")

@@ -49,6 +49,7 @@ UNKNOWN_RANK = [INT64_MIN]
 KINDS = {spec.kind: spec.kind for spec in REGISTRY.values() if spec.source.startswith(ONEDNN)}
 
 
+_WORDS = (str, type(None))  # what a tensor's layout_type and property_type are when they are well formed
 _WS = re.compile(r"[ \t\n\r]*")
 _OP = re.compile(r"graph\[(\d+)\]")
 _DECODER = json.JSONDecoder()
@@ -290,14 +291,16 @@ class _Reader:
         strides = tuple(stride) if type(stride) is list and all(type(d) is int for d in stride) else None
         if shape is None or shape == UNKNOWN_RANK:
             return str(tid), Value(file_dtype(dtype), None, layout=layout, strides=strides, property=prop)
+        # (a layout or property that is not a word is the fields' finding; such a tensor is not shared)
+        shared = type(layout) in _WORDS and type(prop) in _WORDS
         key = (dtype, tuple(shape), layout, strides, prop)
-        value = self.values.get(key)
+        value = self.values.get(key) if shared else None
         if value is None:
             before = len(self.problems)
             value = Value(
                 file_dtype(dtype), self.shape(shape, path), layout=layout, strides=strides, property=prop
             )
-            if len(self.problems) == before:
+            if shared and len(self.problems) == before:
                 self.values[key] = value
         return str(tid), value
 
