@@ -58,6 +58,17 @@ class PlainDescriptor:
         self.outputs = outputs
 
 
+class WireTensor(dict):
+    """A wire tensor (a dict, as the descriptor answer shows it) that keeps the plain tensor it reads as,
+    for a graph reader's value that many nodes read (graph.wire_tensor makes one per value)."""
+
+    __slots__ = ("plain",)
+
+    def __init__(self, *args: Any, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.plain: PlainTensor | None = None
+
+
 class _Default:
     """A field of a plain attribute class, as a rule asks a pydantic model's field for its default."""
 
@@ -211,10 +222,18 @@ def _dtype(name: str) -> str | None:
 
 def tensor(raw: Any) -> PlainTensor | None:
     """A wire tensor of dtype, shape and at most data (kept as given: the check decodes it), or None."""
-    if type(raw) is not dict or not raw.keys() <= _TENSOR_KEYS or "shape" not in raw:
+    if type(raw) is WireTensor:
+        if raw.plain is None:
+            raw.plain = _tensor(raw)
+        return raw.plain
+    return _tensor(raw) if type(raw) is dict else None
+
+
+def _tensor(raw: dict[str, Any]) -> PlainTensor | None:
+    if not raw.keys() <= _TENSOR_KEYS or "shape" not in raw:
         return None
     name = raw.get("dtype")
-    dtype = name if name in DTYPES else _dtype(name) if type(name) is str else None
+    dtype = (name if name in DTYPES else _dtype(name)) if type(name) is str else None
     if dtype is None:
         return None
     dims = shape(raw["shape"])
@@ -236,14 +255,25 @@ def tensors(raw: Any) -> list[PlainTensor] | None:
 
 
 _DESCRIPTOR_KEYS = frozenset({"kind", "attrs", "inputs", "outputs"})
+_NONE: dict[str, Any] = {}  # no attributes given
 
 
-def descriptor(spec: OpSpec, raw: dict[str, Any]) -> PlainDescriptor | None:
+def descriptor(
+    spec: OpSpec, raw: dict[str, Any], read: dict[int, tuple[Any, Any]] | None = None
+) -> PlainDescriptor | None:
     """`raw` (a descriptor of `spec`'s kind, as a graph translation writes it) as the check reads it, or
-    None where pydantic must read it."""
+    None where pydantic must read it. `read`: attribute sets read so far, by the id of their dict (held
+    there with what it read as), for a reader that gives one dict to every node of an attribute set."""
     if not raw.keys() <= _DESCRIPTOR_KEYS or raw.get("kind") not in spec.names:
         return None
-    attrs = attributes(spec, raw.get("attrs", {}))
+    given = raw.get("attrs", _NONE)
+    if read is None:
+        attrs = attributes(spec, given)
+    else:
+        found = read.get(id(given))
+        if found is None or found[0] is not given:
+            found = read[id(given)] = (given, attributes(spec, given))
+        attrs = found[1]
     inputs = tensors(raw.get("inputs"))
     if attrs is None or inputs is None:
         return None

@@ -399,7 +399,7 @@ def wire_tensor(value: Value, dtype: str | None = None) -> dict[str, Any]:
 
 
 def _wire(value: Value, dtype: str | None) -> dict[str, Any]:
-    tensor: dict[str, Any] = {"dtype": dtype, "shape": wire_shape(value.shape)}
+    tensor: dict[str, Any] = plain.WireTensor(dtype=dtype, shape=wire_shape(value.shape))
     if value.data is not None and value.data.size <= SMALL_CONSTANT and dtype is not None:
         tensor["data"] = encode(value.data, dtype, as_base64=True)
     return tensor
@@ -960,7 +960,8 @@ def _check(
         if translation.descriptor is None:
             seen = _Seen(translation.notes, translation.why, None, None, [], None)
         else:
-            seen = _Seen(translation.notes, "", *_verdict(translation.descriptor, settings, foreign, memo))
+            verdict = _verdict(translation.descriptor, settings, foreign, memo, key is not None)
+            seen = _Seen(translation.notes, "", *verdict)
             seen.descriptor = translation.descriptor
             seen.native_inputs = translation.native_inputs
         if key is not None:
@@ -1089,9 +1090,10 @@ class Memo:
         self.same: dict[tuple[Any, tuple[int, ...], tuple[int, ...]], _Same] = {}
         self.last: _Same | None = None  # what _check just answered, when another node may share it
         self.engine = ""  # the engine that typed the graph, if any (Graph.engine)
-        self.plain = (
-            False  # check descriptors as plain objects (Settings.graph_path), pydantic's only to explain
-        )
+        # Check descriptors as plain objects (Settings.graph_path), with pydantic only to explain one;
+        # attribute sets read as such so far (plain.descriptor).
+        self.plain = False
+        self.attrs: dict[int, tuple[Any, Any]] = {}
         self._types: dict[tuple[str | None, Shape | None], TensorType] = {}
 
     def types(self, value: Value | None) -> TensorType:
@@ -1103,17 +1105,19 @@ class Memo:
 
 
 def _verdict(
-    raw: dict[str, Any], settings: Settings, foreign: frozenset[str], memo: Memo
+    raw: dict[str, Any], settings: Settings, foreign: frozenset[str], memo: Memo, keyed: bool = False
 ) -> tuple[str, list[Value] | None, Found, Any]:
     """The opspec kind checked, the inferred outputs, the findings (paths in descriptor terms) and the
     names the check took to be other dims."""
-    key = json.dumps(raw)  # the C encoder: a key in microseconds; a descriptor is JSON-shaped data
-    cached = memo.checks.get(key)
+    # (a node the walk keys by its signature and values is checked once by that key: the plain path
+    # makes no second key of the descriptor's text)
+    key = json.dumps(raw) if not (memo.plain and keyed) else None  # the C encoder: a key in microseconds
+    cached = memo.checks.get(key) if key is not None else None
     if cached is not None:
         return cached
     found: Found = []
     spec = BY_NAME.get(raw["kind"])
-    descriptor = plain.descriptor(spec, raw) if memo.plain and spec is not None else None
+    descriptor = plain.descriptor(spec, raw, memo.attrs) if memo.plain and spec is not None else None
     try:
         if descriptor is None:  # the reference path, or a descriptor pydantic must read (and explain)
             descriptor = parse(raw)
@@ -1135,7 +1139,8 @@ def _verdict(
             found.append((d.rule, d.path, d))
         outputs = None if verdict.outputs is None else [Value(o.dtype, o.shape) for o in verdict.outputs]
         answer = (spec.kind, outputs, found, verdict.bindings)
-    memo.checks[key] = answer
+    if key is not None:
+        memo.checks[key] = answer
     return answer
 
 
