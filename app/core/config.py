@@ -130,7 +130,7 @@ class Settings(BaseModel):
         64, ge=1, description="Deepest nesting of JSON or XML a graph file may have."
     )
     graph_path: Literal["plain", "reference"] = Field(
-        "reference",
+        "plain",
         description="How graph files are read and their nodes checked: `plain` reads them into plain structs "
         "(msgspec) and checks each node's descriptor as such, parsing one with pydantic only to explain "
         "a fault in it; `reference` is the path before it (a pydantic model per node), kept as the reference "
