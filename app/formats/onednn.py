@@ -151,11 +151,14 @@ def _line_starts(data: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, i
     """The line and column where each span starts, counting newlines from one to the next (no index of
     every line: a 40 MB file has two million)."""
     out = []
-    line, at = 1, 0
+    line, line_start, at = 1, 0, 0
     count, before = data.count, data.rfind
     for start, _ in spans:
-        line += count(b"\n", at, start)
-        out.append((line, start - before(b"\n", 0, start)))
+        newlines = count(b"\n", at, start)
+        if newlines:
+            line += newlines
+            line_start = before(b"\n", at, start) + 1
+        out.append((line, start - line_start + 1))
         at = start
     return out
 

@@ -304,6 +304,7 @@ class _Reader:
         self.settings = settings
         self.problems: list = []
         self.reduce_max: dict[Any, Translate] = {}  # by signature: opset and attributes
+        self.rows: dict[str, translations.Row | None] = {}  # each op type's translation row, found once
         self.inferred = inferred or {}
         self.errors = errors or {}
         self.engine_types: dict[bytes, Value] = {}
@@ -439,6 +440,11 @@ class _Reader:
             self.schemas[key] = known
         return known
 
+    def row(self, op_type: str) -> translations.Row | None:
+        if op_type not in self.rows:
+            self.rows[op_type] = translations.lookup(FORMAT, op_type, self.opset)
+        return self.rows[op_type]
+
     def typed(self, name: str) -> bool:
         """Whether a value's type was known to ONNX's inference: inferred, or declared by the file."""
         value = self.engine(name) or self.declared.get(name) or self.inputs.get(name)
@@ -547,7 +553,7 @@ class _Reader:
         elif op_type == "Constant":
             node.structural = True
             node.constant = self.constant({a.name: a for a in proto.attribute}, path)
-        elif (row := translations.lookup(FORMAT, op_type, self.opset)) is not None:
+        elif (row := self.row(op_type)) is not None:
             node.signature = (op_type, self.opset, tuple([a.SerializeToString() for a in proto.attribute]))
             node.translate = self.reduce_max.get(node.signature)
             if node.translate is None:
