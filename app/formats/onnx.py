@@ -139,6 +139,12 @@ def infer(model: onnx.ModelProto) -> tuple[dict[str, onnx.ValueInfoProto], dict[
         elif init.name not in inputs:
             graph.input.append(onnx.helper.make_tensor_value_info(init.name, init.data_type, list(init.dims)))
     errors: dict[str, list[str]] = {}
+    opsets = {o.domain: o.version for o in model.opset_import}
+    unsafe = _unsafe(
+        source, opsets, {info.name for info in source.input} | {i.name for i in source.initializer}
+    )
+    if unsafe is not None:  # (a name nothing makes is graph.edge's or graph.order's to say: '')
+        return {}, errors, unsafe and f"ONNX shape inference was not run: {unsafe}"
     try:
         out = onnx.shape_inference.infer_shapes(probe, check_type=True, strict_mode=True, data_prop=True)
     except onnx.shape_inference.InferenceError:
@@ -171,6 +177,40 @@ def infer(model: onnx.ModelProto) -> tuple[dict[str, onnx.ValueInfoProto], dict[
     found_types: dict[str, onnx.ValueInfoProto] = {}
     _collect(out.graph, "", found_types, {})
     return found_types, errors, ""
+
+
+def _unsafe(graph: onnx.GraphProto, opsets: dict[str, int], known: set[str]) -> str | None:
+    """Why ONNX's inference must not run on the graph, or None: a node reads a name nothing made before
+    it ('': the reader's own rules, graph.edge and graph.order, name that fault), or leaves out an input
+    its op requires (said). onnx 1.23's inference of some such nodes crashes the process (EyeLike,
+    ai.onnx.ml's LabelEncoder: a segfault), where its checker refuses them all."""
+    known = set(known)
+    for node in graph.node:
+        for index, name in enumerate(node.input):
+            if name and name not in known:
+                return ""
+            if not name and _required(node, index, opsets):
+                who = shown(_text(node.name or node.op_type))
+                return f"node {who} leaves out input {index}, which its op requires"
+        for attr in node.attribute:
+            bodies = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)
+            for body in bodies:
+                inner = known | {i.name for i in body.input} | {i.name for i in body.initializer}
+                why = _unsafe(body, opsets, inner)
+                if why is not None:
+                    return why
+        known.update(node.output)
+    return None
+
+
+def _required(node: onnx.NodeProto, index: int, opsets: dict[str, int]) -> bool:
+    """Whether input `index` of the node's op is a single, required one (its schema, where ONNX has it)."""
+    try:
+        schema = onnx.defs.get_schema(node.op_type, opsets.get(node.domain, 1), node.domain)
+    except onnx.defs.SchemaError:
+        return False
+    formal = schema.inputs
+    return index < len(formal) and formal[index].option == onnx.defs.OpSchema.FormalParameterOption.Single
 
 
 def _value_prefix(ids: str) -> str:
@@ -571,13 +611,16 @@ class _Reader:
             _refuse_external(a, f"{path}.attribute.value")
         if "value" in attrs:
             return self.tensor(attrs["value"].t, f"{path}.attribute.value")
-        for name, dtype in (
-            ("value_int", "s64"),
-            ("value_float", "f32"),
-            ("value_ints", "s64"),
-            ("value_floats", "f32"),
+        kinds = onnx.AttributeProto
+        for name, dtype, kind in (
+            ("value_int", "s64", kinds.INT),
+            ("value_float", "f32", kinds.FLOAT),
+            ("value_ints", "s64", kinds.INTS),
+            ("value_floats", "f32", kinds.FLOATS),
         ):
             if name in attrs:
+                if attrs[name].type != kind:  # (ONNX's checker refuses it: the value is not known)
+                    return Value(None, None)
                 array = np.asarray(onnx.helper.get_attribute_value(attrs[name]), DTYPES[dtype].numpy)
                 if array.size > SMALL_CONSTANT:
                     return Value(dtype, array.shape)

@@ -174,3 +174,65 @@ def _get(document: Any, path: tuple) -> Any:
     for step in path:
         document = document[step]
     return document
+
+
+# Attribute values and dims a change puts in an ONNX model: right ones, wrong ones, ones of another type.
+ONNX_INTS = st.one_of(st.integers(-3, 9), st.sampled_from([2**40, -(2**40), 0]))
+ONNX_VALUES = st.one_of(
+    ONNX_INTS.map(lambda v: ("i", v)),
+    st.floats(-4, 4, allow_nan=False).map(lambda v: ("f", v)),
+    st.lists(ONNX_INTS, max_size=5).map(lambda v: ("ints", v)),
+    st.sampled_from([b"NOTSET", b"SAME_UPPER", b"VALID", b"", b"x"]).map(lambda v: ("s", v)),
+)
+ONNX_DIMS = st.one_of(st.integers(0, 9), st.sampled_from(["N", "N + 1", "batch size", "", -1]))
+
+
+def _onnx_tests() -> list[Any]:
+    from tests.formats.onnx_node_tests import node_tests
+
+    return [t for t in node_tests() if len(t.data) < 20_000]
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_onnx_node_tests_changed_by_hypothesis(data: st.DataObject) -> None:
+    import onnx
+
+    test = data.draw(st.sampled_from(_onnx_tests()), label="model")
+    model = onnx.ModelProto()
+    model.CopyFrom(test.model)
+    graph = model.graph
+    for _ in range(data.draw(st.integers(1, 3))):
+        what = data.draw(st.sampled_from(["attribute", "attribute", "dim", "dtype", "input"]))
+        if what == "attribute" and graph.node:
+            node = data.draw(st.sampled_from(list(graph.node)))
+            kind, value = data.draw(ONNX_VALUES)
+            name = data.draw(st.sampled_from([a.name for a in node.attribute] + ["axis", "pads", "bogus"]))
+            kept = [a for a in node.attribute if a.name != name]
+            del node.attribute[:]
+            node.attribute.extend(kept)
+            node.attribute.append(onnx.helper.make_attribute(name, value, attr_type=_ONNX_TYPES[kind]))
+        elif what == "dim" and graph.input:
+            value = data.draw(st.sampled_from(list(graph.input)))
+            shape = value.type.tensor_type.shape
+            if shape.dim:
+                dim = shape.dim[data.draw(st.integers(0, len(shape.dim) - 1))]
+                new = data.draw(ONNX_DIMS)
+                if isinstance(new, int):
+                    dim.dim_value = new
+                else:
+                    dim.dim_param = new
+        elif what == "dtype" and graph.input:
+            value = data.draw(st.sampled_from(list(graph.input)))
+            value.type.tensor_type.elem_type = data.draw(st.sampled_from([1, 2, 6, 7, 9, 10, 11, 16, 0]))
+        elif what == "input" and graph.node:
+            node = data.draw(st.sampled_from(list(graph.node)))
+            if node.input:
+                # ("" and "nowhere": onnx 1.23's inference crashed the process on some such nodes)
+                node.input[data.draw(st.integers(0, len(node.input) - 1))] = data.draw(
+                    st.sampled_from(["", "nowhere", *[i.name for i in graph.input]])
+                )
+    same(model.SerializeToString())
+
+
+_ONNX_TYPES = {"i": 2, "f": 1, "ints": 7, "s": 3}  # AttributeProto's INT, FLOAT, INTS, STRING
