@@ -1195,12 +1195,14 @@ def _edges(graph: Graph) -> dict[str, list[Diagnostic]]:
     graph input's against the first consumer's). A disagreement is one finding at the consumer's
     declaration, naming the value and both declarations, with the other place as its related location;
     the node that reads the value is then checked against what flows, so nothing is blamed twice."""
-    first: dict[str, tuple[Value, str, Node]] = {}  # value name -> its reference declaration
+    # value name -> its reference declaration: the value, its node, its place, whether an output
+    first: dict[str, tuple[Value, Node, int, bool]] = {}
     for node in graph.nodes:
+        declared = node.declared_outputs
         for index, name in enumerate(node.outputs):
-            mine = node.declared_outputs[index] if index < len(node.declared_outputs) else None
+            mine = declared[index] if index < len(declared) else None
             if mine is not None and name not in first:
-                first[name] = (mine, _output_path(node, index), node)
+                first[name] = (mine, node, index, True)
     found: dict[str, list[Diagnostic]] = {}
     exact = graph.declarations == "exact"
     for node in graph.nodes:
@@ -1213,13 +1215,14 @@ def _edges(graph: Graph) -> dict[str, list[Diagnostic]]:
                 continue
             reference = first.get(name)
             if reference is None:
-                first[name] = (mine, _input_path(node, index), node)
+                first[name] = (mine, node, index, False)
                 continue
-            theirs, where, owner = reference
+            theirs, owner, place, written = reference
             if mine is theirs:  # the reader shares equal declarations: nothing to compare
                 continue
             rule, what = _declarations_differ(theirs, mine, exact)
             if rule:
+                where = _output_path(owner, place) if written else _input_path(owner, place)
                 here = _input_path(node, index)
                 side = "produces" if name in owner.outputs else "reads"
                 message = (

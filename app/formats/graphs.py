@@ -176,7 +176,9 @@ def _read(format: str) -> Callable[[Source], FileReport]:
             weights = None
             if format == "openvino" and source.path is not None:
                 weights = weights_beside(source.path, len(source.data), settings)
-            return to_report(source.name, check(source.data, settings, format, weights))
+            result = check(source.data, settings, format, weights)
+            with collector.paused():  # (its units live as long as the nodes: the collector finds nothing)
+                return to_report(source.name, result)
         except (Malformed, LimitExceeded) as exc:
             where = (exc.line, exc.column) if isinstance(exc, Malformed) else (None, None)
             report = FileReport(source.name, format)

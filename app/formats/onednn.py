@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from array import array
 from collections.abc import Iterator, Mapping
 from json.decoder import scanstring  # type: ignore[attr-defined]
 from typing import Any, Literal, NoReturn
@@ -70,9 +71,10 @@ class _Positions(Mapping[str, tuple[int, int]]):
     def __init__(self, source: str | bytes):
         self._source = source
         self._text: str | None = source if isinstance(source, str) else None
-        self._lines: jsonpos.Lines | None = None
-        self._spans: list[tuple[int, int]] | None = None
-        self._starts: list[tuple[int, int]] | None = None  # each op's (line, column)
+        # Each op's start and end offsets, then its line and column, two numbers an op (arrays: a list of
+        # pairs is 120 bytes an op, a 50,000-op file's every op asked for)
+        self._spans: array | None = None
+        self._starts: array | None = None
         self._found: dict[str, tuple[int, int]] = {}
 
     @property
@@ -81,7 +83,8 @@ class _Positions(Mapping[str, tuple[int, int]]):
             self._text = self._source.decode("utf-8").removeprefix("\ufeff")  # type: ignore[union-attr]
         return self._text
 
-    def _ops(self) -> list[tuple[int, int]]:
+    def _ops(self) -> int:
+        """How many ops the file's `graph` has, their places found on first use."""
         if self._spans is None:
             source = self._source
             spans = _raw_spans(source) if isinstance(source, bytes) and source.isascii() else None
@@ -89,13 +92,14 @@ class _Positions(Mapping[str, tuple[int, int]]):
                 self._starts = _line_starts(source, spans)  # type: ignore[arg-type]
             else:
                 try:
-                    spans = _op_spans(self.text)
+                    pairs = _op_spans(self.text)
                 except (IndexError, ValueError):  # not the object json.loads read: no op positions
-                    spans = []
-                lines, columns = jsonpos.Lines(self.text).positions([start for start, _ in spans])
-                self._starts = list(zip(lines, columns, strict=True))
+                    pairs = []
+                spans = array("q", [offset for pair in pairs for offset in pair])
+                lines, columns = jsonpos.Lines(self.text).positions(spans[::2].tolist())
+                self._starts = array("q", [n for pair in zip(lines, columns, strict=True) for n in pair])
             self._spans = spans
-        return self._spans
+        return len(self._spans) // 2
 
     def get(self, path: str, default: Any = None) -> Any:
         """An op's own path ("graph[3]", what the walk asks of every node) from where each op starts."""
@@ -105,8 +109,9 @@ class _Positions(Mapping[str, tuple[int, int]]):
             except ValueError:  # a path inside an op ("graph[3].inputs[0]")
                 pass
             else:
-                if 0 <= index < len(self._ops()) and path == f"graph[{index}]":
-                    return self._starts[index]  # type: ignore[index]
+                if 0 <= index < self._ops() and path == f"graph[{index}]":
+                    starts = self._starts
+                    return starts[2 * index], starts[2 * index + 1]  # type: ignore[index]
         try:
             return self[path]
         except KeyError:
@@ -119,17 +124,17 @@ class _Positions(Mapping[str, tuple[int, int]]):
         return found
 
     def _locate(self, path: str) -> tuple[int, int]:
-        spans = self._ops()
+        count = self._ops()
         match = _OP.match(path)
-        if match is None or int(match[1]) >= len(spans):
+        if match is None or int(match[1]) >= count:
             return jsonpos.find(self.text, [path])[path]
         index = int(match[1])
-        assert self._starts is not None
-        line, column = self._starts[index]
+        assert self._starts is not None and self._spans is not None
+        line, column = self._starts[2 * index], self._starts[2 * index + 1]
         rest = path[match.end() :].removeprefix(".")
         if not rest:
             return line, column
-        start, end = spans[index]
+        start, end = self._spans[2 * index], self._spans[2 * index + 1]
         inner_line, inner_column = jsonpos.find(self.text[start:end], [rest])[rest]
         return line + inner_line - 1, inner_column + (column - 1 if inner_line == 1 else 0)
 
@@ -147,23 +152,23 @@ class _RawOps(msgspec.Struct):
 _RAW_OPS = msgspec.json.Decoder(_RawOps)
 
 
-def _line_starts(data: bytes, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def _line_starts(data: bytes, spans: array) -> array:
     """The line and column where each span starts, counting newlines from one to the next (no index of
     every line: a 40 MB file has two million)."""
-    out = []
+    out = array("q")
     line, line_start, at = 1, 0, 0
-    count, before = data.count, data.rfind
-    for start, _ in spans:
+    count, before, add = data.count, data.rfind, out.extend
+    for start in spans[::2]:
         newlines = count(b"\n", at, start)
         if newlines:
             line += newlines
             line_start = before(b"\n", at, start) + 1
-        out.append((line, start - line_start + 1))
+        add((line, start - line_start + 1))
         at = start
     return out
 
 
-def _raw_spans(data: bytes) -> list[tuple[int, int]] | None:
+def _raw_spans(data: bytes) -> array | None:
     """Where each op of `graph` starts and ends, by msgspec: each op's bytes are a view into `data`, so
     the first one's address gives its offset, and each next one starts at the first brace after the
     last one's end. None where msgspec does not read the file so."""
@@ -171,14 +176,14 @@ def _raw_spans(data: bytes) -> list[tuple[int, int]] | None:
         ops = _RAW_OPS.decode(data).graph
     except (msgspec.ValidationError, msgspec.DecodeError, UnicodeDecodeError, RecursionError):
         return None
+    spans = array("q")
     if not ops:
-        return []
+        return spans
     at = np.frombuffer(memoryview(ops[0]), np.uint8).ctypes.data - np.frombuffer(data, np.uint8).ctypes.data
-    spans = []
-    find = data.find
+    find, add = data.find, spans.extend
     for op in ops:
         end = at + len(op)
-        spans.append((at, end))
+        add((at, end))
         at = find(b"{", end)
     return spans
 
