@@ -359,9 +359,8 @@ def diagnostic(rule_id: str, path: str, message: str, severity: Severity | None 
     return made
 
 
-_CONSTRUCTED = frozenset(
-    {"severity", "rule", "path", "message", "spec", "status"}
-)  # what model_construct sets
+# the fields model_construct counts as set (all it is given: `related` is left to its default)
+_CONSTRUCTED = frozenset({"severity", "rule", "path", "message", "spec", "status"})
 
 
 def file_dtype(name: str | None) -> str | None:

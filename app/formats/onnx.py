@@ -72,8 +72,11 @@ def parse(data: bytes, settings: Settings) -> Graph:
             f"{settings.max_graph_nodes:,} (max_graph_nodes)",
         )
     opset = next((o.version for o in model.opset_import if o.domain in DEFAULT_DOMAINS), 0)
-    inferred, errors, failed = infer(model)
+    # Each node's input and output names, sliced once for the guard before ONNX's inference and the reader
+    names = [(node.input[:], node.output[:]) for node in graph.node]
+    inferred, errors, failed = infer(model, names)
     reader = _Reader(graph, opset, settings, inferred, errors)
+    reader.names = names
     reader.opsets = {_text(o.domain): o.version for o in model.opset_import}
     reader.functions = {(_text(f.domain), _text(f.name)) for f in model.functions}
     found: list = []
@@ -118,7 +121,9 @@ INFER_DATA_ELEMENTS = 1 << 16
 TEMPORARY_NAME = "opspec\x1f"  # the names inference is given for the nodes, so its errors name them
 
 
-def infer(model: onnx.ModelProto) -> tuple[dict[str, onnx.ValueInfoProto], dict[str, list[str]], str]:
+def infer(
+    model: onnx.ModelProto, names: list[tuple[list[str], list[str]]] | None = None
+) -> tuple[dict[str, onnx.ValueInfoProto], dict[str, list[str]], str]:
     """ONNX's own shape inference (strict, with data propagation) on a copy of the model without its
     large weights: the value types it infers (by the reader's scoped value names), its errors by node id,
     and why it could not run at all ('' when it ran)."""
@@ -141,7 +146,7 @@ def infer(model: onnx.ModelProto) -> tuple[dict[str, onnx.ValueInfoProto], dict[
     errors: dict[str, list[str]] = {}
     opsets = {o.domain: o.version for o in model.opset_import}
     unsafe = _unsafe(
-        source, opsets, {info.name for info in source.input} | {i.name for i in source.initializer}
+        source, opsets, {info.name for info in source.input} | {i.name for i in source.initializer}, names
     )
     if unsafe is not None:  # (a name nothing makes is graph.edge's or graph.order's to say: '')
         return {}, errors, unsafe and f"ONNX shape inference was not run: {unsafe}"
@@ -179,28 +184,42 @@ def infer(model: onnx.ModelProto) -> tuple[dict[str, onnx.ValueInfoProto], dict[
     return found_types, errors, ""
 
 
-def _unsafe(graph: onnx.GraphProto, opsets: dict[str, int], known: set[str]) -> str | None:
+def _unsafe(
+    graph: onnx.GraphProto,
+    opsets: dict[str, int],
+    known: set[str],
+    names: list[tuple[list[str], list[str]]] | None = None,
+) -> str | None:
     """Why ONNX's inference must not run on the graph, or None: a node reads a name nothing made before
     it ('': the reader's own rules, graph.edge and graph.order, name that fault), or leaves out an input
     its op requires (said). onnx 1.23's inference of some such nodes crashes the process (EyeLike,
-    ai.onnx.ml's LabelEncoder: a segfault), where its checker refuses them all."""
-    known = set(known)
-    for node in graph.node:
-        for index, name in enumerate(node.input):
-            if name and name not in known:
-                return ""
-            if not name and _required(node, index, opsets):
-                who = shown(_text(node.name or node.op_type))
-                return f"node {who} leaves out input {index}, which its op requires"
-        for attr in node.attribute:
-            bodies = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)
-            for body in bodies:
-                inner = known | {i.name for i in body.input} | {i.name for i in body.initializer}
-                why = _unsafe(body, opsets, inner)
-                if why is not None:
-                    return why
-        known.update(node.output)
+    ai.onnx.ml's LabelEncoder: a segfault), where its checker refuses them all. (`names`: each node's
+    input and output names, where the caller sliced them; set operations per node, at C speed.)"""
+    known = {"", *known}  # (an input left out is "": its op's schema says whether it may be)
+    if names is None:
+        names = [(node.input[:], node.output[:]) for node in graph.node]
+    for node, (inputs, outputs) in zip(graph.node, names, strict=True):
+        if not known.issuperset(inputs):
+            return ""
+        if "" in inputs:
+            for index, name in enumerate(inputs):
+                if not name and _required(node, index, opsets):
+                    who = shown(_text(node.name or node.op_type))
+                    return f"node {who} leaves out input {index}, which its op requires"
+        if node.op_type in _GRAPH_OPS or node.domain not in DEFAULT_DOMAINS:
+            for attr in node.attribute:
+                bodies = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)
+                for body in bodies:
+                    inner = known | {i.name for i in body.input} | {i.name for i in body.initializer}
+                    why = _unsafe(body, opsets, inner)
+                    if why is not None:
+                        return why
+        known.update(outputs)
     return None
+
+
+# The ops of the default domain whose attributes hold graphs (If, Loop, Scan: SUBGRAPH_OPS; SequenceMap)
+_GRAPH_OPS = SUBGRAPH_OPS | {"SequenceMap"}
 
 
 def _required(node: onnx.NodeProto, index: int, opsets: dict[str, int]) -> bool:
@@ -348,6 +367,8 @@ class _Reader:
         self.inferred = inferred or {}
         self.errors = errors or {}
         self.engine_types: dict[bytes, Value] = {}
+        self.engine_values: dict[str, Value | None] = {}  # value name -> engine(name)
+        self.names: list[tuple[list[str], list[str]]] | None = None  # the main graph's nodes' (parse)
         self.nodes: list[Node] = []
         self.inputs: dict[str, Value] = {}
         self.declared: dict[str, Value] = {}
@@ -452,6 +473,7 @@ class _Reader:
             self.inputs[scope.get(name, name)] = self.tensor(init, f"{where}graph.initializer[{index}]")
         nodes = self.nodes
         node = self.node
+        sliced = self.names if g is self.g else None  # (the main graph's names, sliced before inference)
         for index, proto in enumerate(g.node):
             path = ""  # node() names it, but for a node that holds subgraphs, named here for theirs
             if proto.op_type in SUBGRAPH_OPS:
@@ -461,7 +483,7 @@ class _Reader:
                 self.scope_rules = rules
             elif where:
                 path = f"{where}node[{_text(proto.name) or f'#{index}'}]"
-            nodes.append(node(index, proto, declared, ids, path, scope))
+            nodes.append(node(index, proto, declared, ids, path, scope, sliced[index] if sliced else None))
         rules.leave(g)
         self.scope_rules = parent
 
@@ -491,15 +513,21 @@ class _Reader:
         return value is not None and value.dtype is not None
 
     def engine(self, name: str) -> Value | None:
+        """The type ONNX's inference gives a value (each asked for by its producer and every consumer:
+        looked up once)."""
+        if name in self.engine_values:
+            return self.engine_values[name]
         info = self.inferred.get(name)
         if info is None:
-            return None
-        key = info.type.SerializeToString()
-        value = self.engine_types.get(key)
-        if value is None:
-            sink, self.problems = self.problems, []  # its odd dims are said where the file writes them
-            value = self.engine_types[key] = self.value(info, "")
-            self.problems = sink
+            value = None
+        else:
+            key = info.type.SerializeToString()
+            value = self.engine_types.get(key)
+            if value is None:
+                sink, self.problems = self.problems, []  # its odd dims are said where the file writes them
+                value = self.engine_types[key] = self.value(info, "")
+                self.problems = sink
+        self.engine_values[name] = value
         return value
 
     def node(
@@ -510,9 +538,10 @@ class _Reader:
         ids: str = "",
         path: str = "",
         scope: dict[str, str] | None = None,
+        names: tuple[list[str], list[str]] | None = None,
     ) -> Node:
         name, op_type, domain = proto.name, proto.op_type, proto.domain
-        in_names, out_names = proto.input[:], proto.output[:]  # lists, made in C
+        in_names, out_names = names or (proto.input[:], proto.output[:])  # lists, made in C
         try:  # one test for every name of the node, in the usual all-ASCII case
             plain = "".join([name, op_type, *in_names, *out_names]).isascii()
         except TypeError:  # a bytes among them: a proto2 string that is not UTF-8
