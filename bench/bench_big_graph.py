@@ -1,19 +1,26 @@
 """A 50,000-node graph as `opspec check` reads it (read, ONNX's own inference for ONNX, walk, the file's
 report): wall and CPU time, and the memory it takes beyond the interpreter with its modules loaded
 (the peak resident set, VmHWM reset before the file is read, above the resident set then) against the
-file's size. Each format in a fresh process, so one's peak is not another's.
+file's size. Each run in a fresh process, so one's peak is not another's; the rounds take turns.
 
-Goal: under 3 s and under 4x the file's size in memory, for a oneDNN Graph JSON file as benchdnn and
-ONEDNN_GRAPH_DUMP write them (every logical tensor with its strides) and for an ONNX model as exported
-(no value_info, so ONNX's shape inference types every value first).
+The baseline, in the same rounds: ONNX's own `infer_shapes` (strict, as opspec runs it) on a chain of
+the same ops (Abs and Relu in turn, 50,000 nodes), the file read and parsed in the same way. opspec's
+oneDNN Graph JSON check runs on the plain path (the default) and on the reference path
+(OPSPEC_GRAPH_PATH=reference).
 
-    .venv/bin/python bench/bench_big_graph.py [--nodes 50000]
+Goals (issue 30): the oneDNN Graph JSON file, as benchdnn and ONEDNN_GRAPH_DUMP write them (every
+logical tensor with its strides), in at most 4x its size in memory and within 2x ONNX's infer_shapes
+on the chain; the ONNX model as exported (no value_info, so ONNX's shape inference types every value
+first) under 3 s and 4x.
+
+    .venv/bin/python bench/bench_big_graph.py [--nodes 50000] [--rounds 3]
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -21,6 +28,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.timing import verdict  # noqa: E402
 
 SHAPE = [1, 128, 150, 150]
 STRIDE = [2880000, 22500, 150, 1]
@@ -106,13 +115,61 @@ print(len(data), summary.units, summary.checked, summary.valid, wall, cpu, peak 
 """
 
 
-def measure(path: Path) -> tuple[int, int, int, int, float, float, int]:
+BASELINE = """
+import sys, time
+import onnx
+path = {path!r}
+
+
+def status(field):
+    for line in open("/proc/self/status"):
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+
+
+open("/proc/self/clear_refs", "w").write("5")
+base = status("VmRSS")
+wall, cpu = time.perf_counter(), time.process_time()
+data = open(path, "rb").read()
+model = onnx.shape_inference.infer_shapes(onnx.load_model_from_string(data), check_type=True, strict_mode=True)
+wall, cpu = time.perf_counter() - wall, time.process_time() - cpu
+peak = status("VmHWM")
+print(len(data), len(model.graph.node), 0, 0, wall, cpu, peak - base)
+"""
+
+
+def onnx_chain(nodes: int, path: Path) -> None:
+    """The oneDNN file's ops as ONNX: Abs and Relu in turn on [1, 128, 150, 150]."""
+    from onnx import TensorProto, helper
+
+    layers, current = [], "x"
+    for i in range(nodes):
+        layers.append(helper.make_node("Relu" if i % 2 else "Abs", [current], [f"v{i}"], name=f"op{i}"))
+        current = f"v{i}"
+    graph = helper.make_graph(
+        layers, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, SHAPE)],
+        [helper.make_tensor_value_info(current, TensorProto.FLOAT, None)],
+    )  # fmt: skip
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    path.write_bytes(model.SerializeToString())
+
+
+Run = tuple[int, int, int, int, float, float, int]
+
+
+def measure(path: Path, child: str = CHILD, graph_path: str = "plain") -> Run:
+    env = {**os.environ, "OPSPEC_GRAPH_PATH": graph_path}
     out = subprocess.run(
-        [sys.executable, "-c", CHILD.format(root=str(ROOT), path=str(path))],
-        check=True, capture_output=True, text=True,
+        [sys.executable, "-c", child.format(root=str(ROOT), path=str(path))],
+        check=True, capture_output=True, text=True, env=env,
     ).stdout.split()  # fmt: skip
     size, units, checked, valid, wall, cpu, grown = out
     return int(size), int(units), int(checked), int(valid), float(wall), float(cpu), int(grown)
+
+
+def best(runs: list[Run]) -> tuple[Run, float, float, int]:
+    """The first run, and the least wall time, CPU time and memory of all."""
+    return runs[0], min(r[4] for r in runs), min(r[5] for r in runs), min(r[6] for r in runs)
 
 
 def main() -> None:
@@ -121,26 +178,41 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as folder:
-        files = {
-            "oneDNN Graph JSON": Path(folder, "big.json"),
-            "ONNX (no value_info)": Path(folder, "big.onnx"),
-        }
-        onednn_file(args.nodes, files["oneDNN Graph JSON"])
-        onnx_file(args.nodes, files["ONNX (no value_info)"])
-        print(
-            f"{args.nodes:,}-node graphs, `opspec check` in-process (read, infer, walk, report); best of {args.rounds}"
+        json_file, onnx_file_, chain = (
+            Path(folder, "big.json"),
+            Path(folder, "big.onnx"),
+            Path(folder, "chain.onnx"),
         )
-        for name, path in files.items():
-            runs = [measure(path) for _ in range(args.rounds)]
-            size, units, checked, valid, _, _, _ = runs[0]
-            wall = min(r[4] for r in runs)
-            cpu = min(r[5] for r in runs)
-            grown = min(r[6] for r in runs)
-            print(
-                f"  {name:22} {size / 1e6:7.1f} MB, {units:,} nodes ({checked:,} checked, {valid:,} valid): "
-                f"{wall:5.2f} s wall, {cpu:5.2f} s CPU; memory +{grown / 1e6:6.1f} MB = {grown / size:5.1f}x the file "
-                "(goals: 3 s, 4x)"
-            )
+        onednn_file(args.nodes, json_file)
+        onnx_file(args.nodes, onnx_file_)
+        onnx_chain(args.nodes, chain)
+        contenders = {
+            "oneDNN Graph JSON": lambda: measure(json_file),
+            "  (reference path)": lambda: measure(json_file, graph_path="reference"),
+            "ONNX (no value_info)": lambda: measure(onnx_file_),
+            "ONNX infer_shapes, chain": lambda: measure(chain, BASELINE),
+        }
+        runs: dict[str, list[Run]] = {name: [] for name in contenders}
+        for _ in range(args.rounds):  # taking turns, so a burst of load hits every contender alike
+            for name, run in contenders.items():
+                runs[name].append(run())
+    print(
+        f"{args.nodes:,}-node graphs, `opspec check` in-process (read, infer, walk, report), each run a fresh "
+        f"process; best of {args.rounds}, taking turns"
+    )
+    _, _, onnx_cpu, _ = best(runs["ONNX infer_shapes, chain"])
+    for name, found in runs.items():
+        (size, units, checked, valid, *_), wall, cpu, grown = best(found)
+        counts = f"{units:,} nodes" + (f" ({checked:,} checked, {valid:,} valid)" if checked else "")
+        print(
+            f"  {name:26} {size / 1e6:6.1f} MB, {counts}: {wall:5.2f} s wall, {cpu:5.2f} s CPU "
+            f"({cpu / onnx_cpu:4.1f}x ONNX's); memory +{grown / 1e6:6.1f} MB = {grown / size:5.1f}x the file"
+        )
+    (size, *_), _, cpu, grown = best(runs["oneDNN Graph JSON"])
+    print(
+        f"  oneDNN Graph JSON: memory {grown / size:.1f}x the file (goal <= 4x: {verdict(grown / size, 4.0)}), "
+        f"CPU {cpu / onnx_cpu:.1f}x ONNX's infer_shapes on the chain (goal <= 2x: {verdict(cpu / onnx_cpu, 2.0)})"
+    )
 
 
 if __name__ == "__main__":

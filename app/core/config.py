@@ -9,7 +9,7 @@ import json
 import os
 import sys
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -129,6 +129,13 @@ class Settings(BaseModel):
     max_graph_nodes: int = Field(100_000, ge=1, description="Most nodes one graph file may hold.")
     max_graph_depth: int = Field(
         64, ge=1, description="Deepest nesting of JSON or XML a graph file may have."
+    )
+    graph_path: Literal["plain", "reference"] = Field(
+        "plain",
+        description="How graph files are read and their nodes checked: `plain` reads them into plain structs "
+        "(msgspec) and checks each node's descriptor as such, parsing one with pydantic only to explain "
+        "a fault in it; `reference` is the path before it (a pydantic model per node), kept as the reference "
+        "the plain path is held to (tests/formats/test_graph_paths.py). Both give the same answers.",
     )
     docs_url: str = Field(
         "https://opspec.github.io/opspec/",

@@ -398,10 +398,11 @@ class DTypeAnswer:
     wrong: list[tuple[int, set[str]]]  # declared outputs that neither admits, with what would be
 
 
-def resolve_dtypes(fam: Family, d: Any) -> DTypeAnswer:
+def resolve_dtypes(fam: Family, d: Any, inputs: tuple[str | None, ...] | None = None) -> DTypeAnswer:
     """Each output's dtype from the rows the inputs match: the page's table first, then oneDNN's schema.
-    Where the rows allow several, a declared output among them decides."""
-    inputs = _input_dtypes(fam, d)
+    Where the rows allow several, a declared output among them decides. (`inputs`: the inputs' dtypes,
+    where the caller has them.)"""
+    inputs = _input_dtypes(fam, d) if inputs is None else inputs
     declared = tuple(t.dtype for t in d.outputs or ())
     key = (id(fam), inputs, declared)  # by id: hashing a Family hashes its whole table each time
     answer = _DTYPE_ANSWERS.get(key)
@@ -452,7 +453,7 @@ def _check_dtypes(kind: str, fam: Family, spec: OpSpec, d: Any, ctx: Context) ->
     for index, dtype in enumerate(inputs):
         if dtype is not None and dtype not in spec.port(index).dtypes:
             return None
-    answer = resolve_dtypes(fam, d)
+    answer = resolve_dtypes(fam, d, inputs)
     names = fam.port_names
     if not answer.accepted:
         shown = ", ".join(f"{name} {dt}" for name, dt in zip(names, inputs, strict=False) if dt is not None)

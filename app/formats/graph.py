@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from app.core import engine
+from app.core import engine, plain
 from app.core.config import Settings
 from app.core.diagnostics import Diagnostic, Related, Rule, Severity
 from app.core.dtypes import DTYPES, canonical_dtype
@@ -346,15 +346,21 @@ class GraphResult:
 
 
 def diagnostic(rule_id: str, path: str, message: str, severity: Severity | None = None) -> Diagnostic:
+    """A finding of the graph's own rules, made as Diagnostic.model_construct makes it (every field is
+    ours and typed: validating again is waste) in a third of the time: a graph says at every node how it
+    was translated."""
     rule = RULES[rule_id]
-    return Diagnostic.model_construct(  # every field is ours and typed: validating again is waste
-        severity=severity or rule.severity,
-        rule=rule_id,
-        path=path,
-        message=message,
-        spec=rule.spec,
-        status=None,
-    )
+    made = _new(Diagnostic)
+    _set(made, "__dict__", {"severity": severity or rule.severity, "rule": rule_id, "path": path,
+                            "message": message, "spec": rule.spec, "status": None, "related": None})  # fmt: skip
+    _set(made, "__pydantic_fields_set__", set(_CONSTRUCTED))
+    _set(made, "__pydantic_extra__", None)
+    _set(made, "__pydantic_private__", None)
+    return made
+
+
+# the fields model_construct counts as set (all it is given: `related` is left to its default)
+_CONSTRUCTED = frozenset({"severity", "rule", "path", "message", "spec", "status"})
 
 
 def file_dtype(name: str | None) -> str | None:
@@ -399,7 +405,7 @@ def wire_tensor(value: Value, dtype: str | None = None) -> dict[str, Any]:
 
 
 def _wire(value: Value, dtype: str | None) -> dict[str, Any]:
-    tensor: dict[str, Any] = {"dtype": dtype, "shape": wire_shape(value.shape)}
+    tensor: dict[str, Any] = plain.WireTensor(dtype=dtype, shape=wire_shape(value.shape))
     if value.data is not None and value.data.size <= SMALL_CONSTANT and dtype is not None:
         tensor["data"] = encode(value.data, dtype, as_base64=True)
     return tensor
@@ -550,6 +556,7 @@ def walk(graph: Graph, settings: Settings) -> GraphResult:
     foreign = IMPLEMENTATIONS - {graph.implementation}
     memo = Memo()
     engine = memo.engine = graph.engine
+    memo.plain = settings.graph_path == "plain"
     engine_names = graph.engine_names
     renaming = False  # some name is bound: every value stored from here on reads it as its dim
     clashes: dict[tuple[Any, ...], bool] = {}
@@ -959,7 +966,8 @@ def _check(
         if translation.descriptor is None:
             seen = _Seen(translation.notes, translation.why, None, None, [], None)
         else:
-            seen = _Seen(translation.notes, "", *_verdict(translation.descriptor, settings, foreign, memo))
+            verdict = _verdict(translation.descriptor, settings, foreign, memo, key is not None)
+            seen = _Seen(translation.notes, "", *verdict)
             seen.descriptor = translation.descriptor
             seen.native_inputs = translation.native_inputs
         if key is not None:
@@ -1088,6 +1096,10 @@ class Memo:
         self.same: dict[tuple[Any, tuple[int, ...], tuple[int, ...]], _Same] = {}
         self.last: _Same | None = None  # what _check just answered, when another node may share it
         self.engine = ""  # the engine that typed the graph, if any (Graph.engine)
+        # Check descriptors as plain objects (Settings.graph_path), with pydantic only to explain one;
+        # attribute sets read as such so far (plain.descriptor).
+        self.plain = False
+        self.attrs: dict[int, tuple[Any, Any]] = {}
         self._types: dict[tuple[str | None, Shape | None], TensorType] = {}
 
     def types(self, value: Value | None) -> TensorType:
@@ -1099,17 +1111,22 @@ class Memo:
 
 
 def _verdict(
-    raw: dict[str, Any], settings: Settings, foreign: frozenset[str], memo: Memo
+    raw: dict[str, Any], settings: Settings, foreign: frozenset[str], memo: Memo, keyed: bool = False
 ) -> tuple[str, list[Value] | None, Found, Any]:
     """The opspec kind checked, the inferred outputs, the findings (paths in descriptor terms) and the
     names the check took to be other dims."""
-    key = json.dumps(raw)  # the C encoder: a key in microseconds; a descriptor is JSON-shaped data
-    cached = memo.checks.get(key)
+    # (a node the walk keys by its signature and values is checked once by that key: the plain path
+    # makes no second key of the descriptor's text)
+    key = json.dumps(raw) if not (memo.plain and keyed) else None  # the C encoder: a key in microseconds
+    cached = memo.checks.get(key) if key is not None else None
     if cached is not None:
         return cached
     found: Found = []
+    spec = BY_NAME.get(raw["kind"])
+    descriptor = plain.descriptor(spec, raw, memo.attrs) if memo.plain and spec is not None else None
     try:
-        descriptor = parse(raw)
+        if descriptor is None:  # the reference path, or a descriptor pydantic must read (and explain)
+            descriptor = parse(raw)
     except DescriptorErrors as exc:
         for error in describe_errors(exc.errors()):
             rule = error.get("rule", "graph.descriptor")
@@ -1128,7 +1145,8 @@ def _verdict(
             found.append((d.rule, d.path, d))
         outputs = None if verdict.outputs is None else [Value(o.dtype, o.shape) for o in verdict.outputs]
         answer = (spec.kind, outputs, found, verdict.bindings)
-    memo.checks[key] = answer
+    if key is not None:
+        memo.checks[key] = answer
     return answer
 
 
@@ -1176,12 +1194,14 @@ def _edges(graph: Graph) -> dict[str, list[Diagnostic]]:
     graph input's against the first consumer's). A disagreement is one finding at the consumer's
     declaration, naming the value and both declarations, with the other place as its related location;
     the node that reads the value is then checked against what flows, so nothing is blamed twice."""
-    first: dict[str, tuple[Value, str, Node]] = {}  # value name -> its reference declaration
+    # value name -> its reference declaration: the value, its node, its place, whether an output
+    first: dict[str, tuple[Value, Node, int, bool]] = {}
     for node in graph.nodes:
+        declared = node.declared_outputs
         for index, name in enumerate(node.outputs):
-            mine = node.declared_outputs[index] if index < len(node.declared_outputs) else None
+            mine = declared[index] if index < len(declared) else None
             if mine is not None and name not in first:
-                first[name] = (mine, _output_path(node, index), node)
+                first[name] = (mine, node, index, True)
     found: dict[str, list[Diagnostic]] = {}
     exact = graph.declarations == "exact"
     for node in graph.nodes:
@@ -1194,13 +1214,14 @@ def _edges(graph: Graph) -> dict[str, list[Diagnostic]]:
                 continue
             reference = first.get(name)
             if reference is None:
-                first[name] = (mine, _input_path(node, index), node)
+                first[name] = (mine, node, index, False)
                 continue
-            theirs, where, owner = reference
+            theirs, owner, place, written = reference
             if mine is theirs:  # the reader shares equal declarations: nothing to compare
                 continue
             rule, what = _declarations_differ(theirs, mine, exact)
             if rule:
+                where = _output_path(owner, place) if written else _input_path(owner, place)
                 here = _input_path(node, index)
                 side = "produces" if name in owner.outputs else "reads"
                 message = (

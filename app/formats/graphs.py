@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from app.core import collector
 from app.core.config import Settings, for_local_files, get_settings
@@ -112,6 +113,7 @@ def to_report(name: str, result: GraphResult) -> FileReport:
             )
         )
         report.rules.setdefault(finding.rule, _rule(finding.rule, finding.spec))
+    shared: dict[int, list[dict[str, Any]]] = {}
     for index, node in enumerate(result.nodes):
         if node.structural:
             continue  # a graph input, output or constant: not an op
@@ -123,7 +125,11 @@ def to_report(name: str, result: GraphResult) -> FileReport:
             index, node.path, node.checked_as or node.kind, verdict, line=node.line, column=node.column,
             checked_by=node.checked_by, descriptor=node.descriptor,
         )  # fmt: skip
-        unit.outputs = [{"dtype": o.dtype, "shape": o.shape} for o in node.outputs]
+        # (nodes answered alike share their outputs' list: so do their units, which writers only read)
+        outputs = shared.get(id(node.outputs))
+        if outputs is None:
+            outputs = shared[id(node.outputs)] = [{"dtype": o.dtype, "shape": o.shape} for o in node.outputs]
+        unit.outputs = outputs
         unit.detail = {"id": node.id, "name": node.name, "native_kind": node.kind, "typed_by": node.typed_by}
         for d in node.diagnostics:
             line, column = result.position(d.path) or (node.line, node.column)
@@ -172,7 +178,9 @@ def _read(format: str) -> Callable[[Source], FileReport]:
             weights = None
             if format == "openvino" and source.path is not None:
                 weights = weights_beside(source.path, len(source.data), settings)
-            return to_report(source.name, check(source.data, settings, format, weights))
+            result = check(source.data, settings, format, weights)
+            with collector.paused():  # (its units live as long as the nodes: the collector finds nothing)
+                return to_report(source.name, result)
         except (Malformed, LimitExceeded) as exc:
             where = (exc.line, exc.column) if isinstance(exc, Malformed) else (None, None)
             report = FileReport(source.name, format)

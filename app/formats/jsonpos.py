@@ -35,10 +35,13 @@ class JSONPosError(ValueError):
 class Lines:
     """Offset -> (line, column) by binary search over where each line starts."""
 
-    def __init__(self, text: str):
+    def __init__(self, text: str | bytes):
         # Where the newlines are, found by NumPy over the text's code points (one byte each when it is
         # ASCII, else four): a 10 MB file has half a million lines, and a str.find loop took 70 ms.
-        if text.isascii():
+        # (Bytes are taken as ASCII text: a reader gives them only so.)
+        if isinstance(text, bytes):
+            codes = np.frombuffer(text, np.uint8)
+        elif text.isascii():
             codes = np.frombuffer(text.encode("ascii"), np.uint8)
         else:
             codes = np.frombuffer(text.encode("utf-32-le"), np.uint32)
@@ -56,6 +59,12 @@ class Lines:
     def position(self, offset: int) -> Position:
         line = int(np.searchsorted(self.starts, offset, "right"))
         return line, offset - int(self.starts[line - 1]) + 1
+
+    def positions(self, offsets: list[int]) -> tuple[list[int], list[int]]:
+        """The lines and columns of many offsets at once."""
+        at = np.asarray(offsets, np.int64)
+        lines = np.searchsorted(self.starts, at, "right")
+        return lines.tolist(), (at - self.starts[lines - 1] + 1).tolist()
 
 
 class Positions(Mapping[str, Position]):

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from app.core.diagnostics import Diagnostic, Related
@@ -41,20 +42,39 @@ VERSION = re.compile(r"(\d+)\.(\d+)\.(\d+)")
 FIRST_RELEASE = (3, 0)  # the first oneDNN with the Graph API; earlier numbers are its preview's (v0.x)
 
 
-def check(document: dict[str, Any], problems: list[Diagnostic]) -> None:
+# A tensor's reference declaration: (tensor id, the logical tensor, its op's place, "outputs" or "inputs",
+# its place there, a key equal for declarations checked alike, or None)
+Reference = tuple[int, Any, int, str, int, Any]
+
+
+def check(
+    document: Any,
+    problems: list[Diagnostic],
+    walked: tuple[list[int], dict[int, int], list[Reference], Uses] | None = None,
+) -> None:
     """The document's fields, ports, op ids and tensors (read by the reader already: ops are objects with
-    integer ids, tensors objects with integer ids and shapes), each fault one finding in `problems`."""
+    integer ids, tensors objects with integer ids and shapes), each fault one finding in `problems`.
+    `walked`: what a reader that walked the ops already found there (each op's id, the first op that
+    produces each tensor, each tensor's reference declaration in order: see _references, and how to
+    find what the ops use: see _uses); the document is a dict as json.loads gives it, or an object read
+    as one (get, [], in)."""
     version = _fields(document, problems)
     ops: list[dict[str, Any]] = document["graph"]
-    _op_ids(ops, problems)
-    produced: dict[int, int] = {}  # a tensor an op produces -> the first op that does
-    for index, op in enumerate(ops):
-        for item in op.get("outputs", ()):
-            produced.setdefault(item["id"], index)
+    uses = None
+    if walked is None:
+        ids = [op["id"] for op in ops]
+        produced: dict[int, int] = {}  # a tensor an op produces -> the first op that does
+        for index, op in enumerate(ops):
+            for item in op.get("outputs", ()):
+                produced.setdefault(item["id"], index)
+        references = _references(ops, produced)
+    else:
+        ids, produced, references, uses = walked
+    _op_ids(ids, ops, problems)
     _ports(document, ops, produced, problems)
-    _tensors(ops, produced, problems)
+    _tensors(references, problems)
     if version is not None:
-        _newer(ops, document["version"], version, problems)
+        _newer(ops, document["version"], version, problems, uses)
 
 
 def _fields(document: dict[str, Any], problems: list[Diagnostic]) -> tuple[int, int] | None:
@@ -94,29 +114,28 @@ def _who(ops: list[dict[str, Any]], index: int) -> str:
     return f"graph[{index}] ({name})" if isinstance(name, str) and name else f"graph[{index}]"
 
 
-def _op_ids(ops: list[dict[str, Any]], problems: list[Diagnostic]) -> None:
+def _op_ids(ids: list[int], ops: list[dict[str, Any]], problems: list[Diagnostic]) -> None:
+    if len(set(ids)) == len(ids):
+        return  # (at C speed, for the usual file)
     first: dict[int, int] = {}
-    for index, op in enumerate(ops):
-        seen = first.setdefault(op["id"], index)
+    for index, op_id in enumerate(ids):
+        seen = first.setdefault(op_id, index)
         if seen != index:
             finding = diagnostic(
                 "graph.op.id",
                 f"graph[{index}].id",
-                f"op id {op['id']} of {_who(ops, index)} is {_who(ops, seen)}'s too: each op has its own id (the "
+                f"op id {op_id} of {_who(ops, index)} is {_who(ops, seen)}'s too: each op has its own id (the "
                 "library's partitioning crashes on some graphs that repeat one, and benchdnn keeps one op per id)",
             )
-            finding.related = [
-                Related(path=f"graph[{seen}].id", message=f"{_who(ops, seen)} has id {op['id']}")
-            ]
+            finding.related = [Related(path=f"graph[{seen}].id", message=f"{_who(ops, seen)} has id {op_id}")]
             problems.append(finding)
 
 
-def _tensors(ops: list[dict[str, Any]], produced: dict[int, int], problems: list[Diagnostic]) -> None:
-    """Each logical tensor's reference declaration (its producer's, else its first consumer's) checked;
-    what a declaration found fine says is remembered, so that its like (most of a file) is not checked
-    again."""
-    fine: set[Any] = set()
-    done: set[int] = set()  # tensors whose reference declaration is checked
+def _references(ops: list[dict[str, Any]], produced: dict[int, int]) -> list[Reference]:
+    """Each logical tensor's reference declaration: its producer's, else its first consumer's; those of
+    what ops produce first, in op order, then those of the graph's inputs."""
+    out: list[Reference] = []
+    done: set[int] = set()
     for side in ("outputs", "inputs"):
         written = side == "outputs"
         for index, op in enumerate(ops):
@@ -130,14 +149,24 @@ def _tensors(ops: list[dict[str, Any]], produced: dict[int, int], problems: list
                     key = (item.get("layout_type"), item.get("property_type"), item.get("dtype"), written,
                            tuple(shape) if type(shape) is list else shape,
                            tuple(stride) if type(stride) is list else stride)  # fmt: skip
-                    if key in fine:
-                        continue
+                    hash(key)
                 except TypeError:  # (a stride list holding an object: checked, never shared)
                     key = None
-                before = len(problems)
-                _tensor(tid, item, f"graph[{index}].{side}[{k}]", written, problems)
-                if key is not None and len(problems) == before:
-                    fine.add(key)
+                out.append((tid, item, index, side, k, key))
+    return out
+
+
+def _tensors(references: list[Reference], problems: list[Diagnostic]) -> None:
+    """Each logical tensor's reference declaration checked; what a declaration found fine says is
+    remembered, so that its like (most of a file) is not checked again."""
+    fine: set[Any] = set()
+    for tid, item, index, side, k, key in references:
+        if key is not None and key in fine:
+            continue
+        before = len(problems)
+        _tensor(tid, item, f"graph[{index}].{side}[{k}]", side == "outputs", problems)
+        if key is not None and len(problems) == before:
+            fine.add(key)
 
 
 def _ports(
@@ -274,8 +303,25 @@ def _strides(tid: int, item: dict[str, Any], path: str, written: bool, problems:
         )  # fmt: skip
 
 
+Uses = Callable[[Any], tuple[set[str], set[tuple[str, str]], set[str]]]
+
+
+def _uses(ops: list[dict[str, Any]]) -> tuple[set[str], set[tuple[str, str]], set[str]]:
+    """The op kinds, (kind, attribute) pairs, and tensor dtypes and property types the ops use."""
+    kinds = {op["kind"] for op in ops}
+    attrs = {(op["kind"], name) for op in ops for name in op.get("attrs", ())}
+    items = [item for op in ops for side in ("inputs", "outputs") for item in op.get(side, ())]
+    words = {item.get("dtype") for item in items}  # (strings: the reader holds a dtype to that)
+    words |= {prop for item in items if type(prop := item.get("property_type")) is str}
+    return kinds, attrs, words  # type: ignore[return-value]
+
+
 def _newer(
-    ops: list[dict[str, Any]], text: str, version: tuple[int, int], problems: list[Diagnostic]
+    ops: list[dict[str, Any]],
+    text: str,
+    version: tuple[int, int],
+    problems: list[Diagnostic],
+    used: Uses | None = None,
 ) -> None:
     """Each op kind, attribute, dtype and property type the file uses that came after the oneDNN release
     its `version` names: one warning per feature, at its first use. Before 3.0 (the Graph API's preview
@@ -296,15 +342,10 @@ def _newer(
         first.setdefault(what, (path, since))
 
     # (a set of what the file uses first, at C speed: most files use nothing newer than they say)
-    ops_after &= {op["kind"] for op in ops}
-    if attrs_after:
-        attrs_after &= {(op["kind"], name) for op in ops for name in op.get("attrs", ())}
-    tensors = False
-    if dtypes_after or props_after:
-        items = [item for op in ops for side in ("inputs", "outputs") for item in op.get(side, ())]
-        used = {item.get("dtype") for item in items}  # (strings: the reader holds a dtype to that)
-        used |= {prop for item in items if type(prop := item.get("property_type")) is str}
-        tensors = not used.isdisjoint(dtypes_after | props_after)
+    kinds, attrs, words = (used or _uses)(ops)
+    ops_after &= kinds
+    attrs_after &= attrs
+    tensors = not words.isdisjoint(dtypes_after | props_after)
     if not (ops_after or attrs_after or tensors):
         return
     for index, op in enumerate(ops):

@@ -72,8 +72,11 @@ def parse(data: bytes, settings: Settings) -> Graph:
             f"{settings.max_graph_nodes:,} (max_graph_nodes)",
         )
     opset = next((o.version for o in model.opset_import if o.domain in DEFAULT_DOMAINS), 0)
-    inferred, errors, failed = infer(model)
+    # Each node's input and output names, sliced once for the guard before ONNX's inference and the reader
+    names = [(node.input[:], node.output[:]) for node in graph.node]
+    inferred, errors, failed = infer(model, names)
     reader = _Reader(graph, opset, settings, inferred, errors)
+    reader.names = names
     reader.opsets = {_text(o.domain): o.version for o in model.opset_import}
     reader.functions = {(_text(f.domain), _text(f.name)) for f in model.functions}
     found: list = []
@@ -118,7 +121,9 @@ INFER_DATA_ELEMENTS = 1 << 16
 TEMPORARY_NAME = "opspec\x1f"  # the names inference is given for the nodes, so its errors name them
 
 
-def infer(model: onnx.ModelProto) -> tuple[dict[str, onnx.ValueInfoProto], dict[str, list[str]], str]:
+def infer(
+    model: onnx.ModelProto, names: list[tuple[list[str], list[str]]] | None = None
+) -> tuple[dict[str, onnx.ValueInfoProto], dict[str, list[str]], str]:
     """ONNX's own shape inference (strict, with data propagation) on a copy of the model without its
     large weights: the value types it infers (by the reader's scoped value names), its errors by node id,
     and why it could not run at all ('' when it ran)."""
@@ -139,6 +144,12 @@ def infer(model: onnx.ModelProto) -> tuple[dict[str, onnx.ValueInfoProto], dict[
         elif init.name not in inputs:
             graph.input.append(onnx.helper.make_tensor_value_info(init.name, init.data_type, list(init.dims)))
     errors: dict[str, list[str]] = {}
+    opsets = {o.domain: o.version for o in model.opset_import}
+    unsafe = _unsafe(
+        source, opsets, {info.name for info in source.input} | {i.name for i in source.initializer}, names
+    )
+    if unsafe is not None:  # (a name nothing makes is graph.edge's or graph.order's to say: '')
+        return {}, errors, unsafe and f"ONNX shape inference was not run: {unsafe}"
     try:
         out = onnx.shape_inference.infer_shapes(probe, check_type=True, strict_mode=True, data_prop=True)
     except onnx.shape_inference.InferenceError:
@@ -171,6 +182,54 @@ def infer(model: onnx.ModelProto) -> tuple[dict[str, onnx.ValueInfoProto], dict[
     found_types: dict[str, onnx.ValueInfoProto] = {}
     _collect(out.graph, "", found_types, {})
     return found_types, errors, ""
+
+
+def _unsafe(
+    graph: onnx.GraphProto,
+    opsets: dict[str, int],
+    known: set[str],
+    names: list[tuple[list[str], list[str]]] | None = None,
+) -> str | None:
+    """Why ONNX's inference must not run on the graph, or None: a node reads a name nothing made before
+    it ('': the reader's own rules, graph.edge and graph.order, name that fault), or leaves out an input
+    its op requires (said). onnx 1.23's inference of some such nodes crashes the process (EyeLike,
+    ai.onnx.ml's LabelEncoder: a segfault), where its checker refuses them all. (`names`: each node's
+    input and output names, where the caller sliced them; set operations per node, at C speed.)"""
+    known = {"", *known}  # (an input left out is "": its op's schema says whether it may be)
+    if names is None:
+        names = [(node.input[:], node.output[:]) for node in graph.node]
+    for node, (inputs, outputs) in zip(graph.node, names, strict=True):
+        if not known.issuperset(inputs):
+            return ""
+        if "" in inputs:
+            for index, name in enumerate(inputs):
+                if not name and _required(node, index, opsets):
+                    who = shown(_text(node.name or node.op_type))
+                    return f"node {who} leaves out input {index}, which its op requires"
+        if node.op_type in _GRAPH_OPS or node.domain not in DEFAULT_DOMAINS:
+            for attr in node.attribute:
+                bodies = [attr.g] if attr.type == onnx.AttributeProto.GRAPH else list(attr.graphs)
+                for body in bodies:
+                    inner = known | {i.name for i in body.input} | {i.name for i in body.initializer}
+                    why = _unsafe(body, opsets, inner)
+                    if why is not None:
+                        return why
+        known.update(outputs)
+    return None
+
+
+# The ops of the default domain whose attributes hold graphs (If, Loop, Scan: SUBGRAPH_OPS; SequenceMap)
+_GRAPH_OPS = SUBGRAPH_OPS | {"SequenceMap"}
+
+
+def _required(node: onnx.NodeProto, index: int, opsets: dict[str, int]) -> bool:
+    """Whether input `index` of the node's op is a single, required one (its schema, where ONNX has it)."""
+    try:
+        schema = onnx.defs.get_schema(node.op_type, opsets.get(node.domain, 1), node.domain)
+    except onnx.defs.SchemaError:
+        return False
+    formal = schema.inputs
+    return index < len(formal) and formal[index].option == onnx.defs.OpSchema.FormalParameterOption.Single
 
 
 def _value_prefix(ids: str) -> str:
@@ -304,9 +363,12 @@ class _Reader:
         self.settings = settings
         self.problems: list = []
         self.reduce_max: dict[Any, Translate] = {}  # by signature: opset and attributes
+        self.rows: dict[str, translations.Row | None] = {}  # each op type's translation row, found once
         self.inferred = inferred or {}
         self.errors = errors or {}
         self.engine_types: dict[bytes, Value] = {}
+        self.engine_values: dict[str, Value | None] = {}  # value name -> engine(name)
+        self.names: list[tuple[list[str], list[str]]] | None = None  # the main graph's nodes' (parse)
         self.nodes: list[Node] = []
         self.inputs: dict[str, Value] = {}
         self.declared: dict[str, Value] = {}
@@ -411,6 +473,7 @@ class _Reader:
             self.inputs[scope.get(name, name)] = self.tensor(init, f"{where}graph.initializer[{index}]")
         nodes = self.nodes
         node = self.node
+        sliced = self.names if g is self.g else None  # (the main graph's names, sliced before inference)
         for index, proto in enumerate(g.node):
             path = ""  # node() names it, but for a node that holds subgraphs, named here for theirs
             if proto.op_type in SUBGRAPH_OPS:
@@ -420,7 +483,7 @@ class _Reader:
                 self.scope_rules = rules
             elif where:
                 path = f"{where}node[{_text(proto.name) or f'#{index}'}]"
-            nodes.append(node(index, proto, declared, ids, path, scope))
+            nodes.append(node(index, proto, declared, ids, path, scope, sliced[index] if sliced else None))
         rules.leave(g)
         self.scope_rules = parent
 
@@ -439,21 +502,32 @@ class _Reader:
             self.schemas[key] = known
         return known
 
+    def row(self, op_type: str) -> translations.Row | None:
+        if op_type not in self.rows:
+            self.rows[op_type] = translations.lookup(FORMAT, op_type, self.opset)
+        return self.rows[op_type]
+
     def typed(self, name: str) -> bool:
         """Whether a value's type was known to ONNX's inference: inferred, or declared by the file."""
         value = self.engine(name) or self.declared.get(name) or self.inputs.get(name)
         return value is not None and value.dtype is not None
 
     def engine(self, name: str) -> Value | None:
+        """The type ONNX's inference gives a value (each asked for by its producer and every consumer:
+        looked up once)."""
+        if name in self.engine_values:
+            return self.engine_values[name]
         info = self.inferred.get(name)
         if info is None:
-            return None
-        key = info.type.SerializeToString()
-        value = self.engine_types.get(key)
-        if value is None:
-            sink, self.problems = self.problems, []  # its odd dims are said where the file writes them
-            value = self.engine_types[key] = self.value(info, "")
-            self.problems = sink
+            value = None
+        else:
+            key = info.type.SerializeToString()
+            value = self.engine_types.get(key)
+            if value is None:
+                sink, self.problems = self.problems, []  # its odd dims are said where the file writes them
+                value = self.engine_types[key] = self.value(info, "")
+                self.problems = sink
+        self.engine_values[name] = value
         return value
 
     def node(
@@ -464,9 +538,10 @@ class _Reader:
         ids: str = "",
         path: str = "",
         scope: dict[str, str] | None = None,
+        names: tuple[list[str], list[str]] | None = None,
     ) -> Node:
         name, op_type, domain = proto.name, proto.op_type, proto.domain
-        in_names, out_names = proto.input[:], proto.output[:]  # lists, made in C
+        in_names, out_names = names or (proto.input[:], proto.output[:])  # lists, made in C
         try:  # one test for every name of the node, in the usual all-ASCII case
             plain = "".join([name, op_type, *in_names, *out_names]).isascii()
         except TypeError:  # a bytes among them: a proto2 string that is not UTF-8
@@ -547,7 +622,7 @@ class _Reader:
         elif op_type == "Constant":
             node.structural = True
             node.constant = self.constant({a.name: a for a in proto.attribute}, path)
-        elif (row := translations.lookup(FORMAT, op_type, self.opset)) is not None:
+        elif (row := self.row(op_type)) is not None:
             node.signature = (op_type, self.opset, tuple([a.SerializeToString() for a in proto.attribute]))
             node.translate = self.reduce_max.get(node.signature)
             if node.translate is None:
@@ -565,13 +640,16 @@ class _Reader:
             _refuse_external(a, f"{path}.attribute.value")
         if "value" in attrs:
             return self.tensor(attrs["value"].t, f"{path}.attribute.value")
-        for name, dtype in (
-            ("value_int", "s64"),
-            ("value_float", "f32"),
-            ("value_ints", "s64"),
-            ("value_floats", "f32"),
+        kinds = onnx.AttributeProto
+        for name, dtype, kind in (
+            ("value_int", "s64", kinds.INT),
+            ("value_float", "f32", kinds.FLOAT),
+            ("value_ints", "s64", kinds.INTS),
+            ("value_floats", "f32", kinds.FLOATS),
         ):
             if name in attrs:
+                if attrs[name].type != kind:  # (ONNX's checker refuses it: the value is not known)
+                    return Value(None, None)
                 array = np.asarray(onnx.helper.get_attribute_value(attrs[name]), DTYPES[dtype].numpy)
                 if array.size > SMALL_CONSTANT:
                     return Value(dtype, array.shape)

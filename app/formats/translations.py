@@ -46,7 +46,12 @@ class Attr:
                 raise NotExact(f"it has no {self.name} attribute")
             return self.default
         value = native[self.name]
-        return self.convert(value) if self.convert else value
+        try:
+            return self.convert(value) if self.convert else value
+        except (TypeError, ValueError):  # (an INT where the format has INTS, a word where a number)
+            raise NotExact(
+                f"its {self.name} attribute {shown(value)} is not of the type the op reads"
+            ) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -552,6 +557,9 @@ for _rows in _BY_NATIVE.values():  # the row of the newest opset first
     _rows.sort(key=lambda row: -row.since)
 
 
+# Why a node whose attributes are not of the types its format gives them (a file its own checker
+# refuses) is not checked as the op: its engine names the fault.
+MALFORMED = "an attribute of it is not of the type its format defines"
 VARIADIC = 64  # a row whose inputs run this long takes every input the node has (Concat)
 InputPath = Callable[[Node, int], str]
 AttrPath = Callable[[Node, str], str]
@@ -574,7 +582,10 @@ def translator(
         def refuse(why: str) -> Translation:
             return Translation(None, why=f"{head} is not checked as oneDNN {row.target}: {why}")
 
-        why = row.exact(native, inputs, opset) if row.exact else ""
+        try:
+            why = row.exact(native, inputs, opset) if row.exact else ""
+        except (TypeError, ValueError):  # an attribute of another type than the format gives it
+            why = MALFORMED
         if why:
             return refuse(why)
         extra_out = [
@@ -601,6 +612,8 @@ def translator(
             values = [row.adapt[k](native, inputs) if k in row.adapt else inputs[k] for k in used]
         except NotExact as exc:
             return refuse(str(exc))
+        except (TypeError, ValueError):
+            return refuse(MALFORMED)
         tensors = [wire_tensor(v or Value(None, None)) for v in values]
         descriptor: dict[str, Any] = {"kind": row.target, "inputs": tensors}
         if attrs:

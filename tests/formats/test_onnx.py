@@ -195,3 +195,62 @@ def test_malformed_and_limits() -> None:
     with pytest.raises(LimitExceeded) as caught:
         check(pipeline(), max_graph_nodes=2)
     assert caught.value.limit == "max_graph_nodes"
+
+
+# Models onnx 1.23's own inference crashed the process on (a segfault, found by
+# tests/formats/test_graph_paths.py's changes): each checked in a child process, so that a crash fails
+# the test instead of the run.
+CRASHED = {
+    "EyeLike reading a name nothing makes": (
+        [helper.make_node("EyeLike", ["nowhere"], ["y"], k=1)], [vi("x", [4, 5], TensorProto.BOOL)], "", 22,
+    ),
+    "LabelEncoder leaving out its one input": (
+        [helper.make_node("LabelEncoder", [""], ["y"], domain="ai.onnx.ml", keys_strings=["a"],
+                          values_int64s=[0], default_int64=42)],
+        [vi("x", [5], TensorProto.STRING)], "ai.onnx.ml", 4,
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(CRASHED))
+def test_a_model_onnxs_inference_crashes_on_is_not_given_to_it(name: str, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    nodes, inputs, domain, version = CRASHED[name]
+    graph = helper.make_graph(nodes, "g", inputs, [vi("y", None)])
+    opsets = [helper.make_opsetid(domain, version)] + ([helper.make_opsetid("", 18)] if domain else [])
+    path = tmp_path / "m.onnx"
+    path.write_bytes(helper.make_model(graph, opset_imports=opsets).SerializeToString())
+    code = (
+        "import sys, json; from app.formats import graphs; from app.core.config import Settings; "
+        "r = graphs.check(open(sys.argv[1], 'rb').read(), Settings()); "
+        "print(json.dumps([(d.severity, d.rule, d.message) for d in r.diagnostics]))"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, check=False
+    )
+    assert done.returncode == 0, done.stderr[-500:]
+    if domain:  # a left-out input its op requires: said, as no other rule names it
+        assert "leaves out input 0, which its op requires" in done.stdout
+    else:  # a name nothing makes: graph.edge says it, once
+        assert '"graph.edge"' in done.stdout and "onnx.shape_inference" not in done.stdout
+
+
+def test_an_attribute_of_another_type_than_onnx_gives_it_is_not_a_500() -> None:
+    """AveragePool's kernel_shape as an INT (ONNX gives INTS), a Constant's value_float as a STRING:
+    the pool is not checked as oneDNN's AvgPool (the note says why), the constant's value is unknown."""
+    pool = helper.make_node("AveragePool", ["x"], ["p"], name="pool")
+    pool.attribute.append(helper.make_attribute("kernel_shape", 3))
+    constant = helper.make_node("Constant", [], ["c"], name="constant")
+    constant.attribute.append(helper.make_attribute("value_float", b"NOTSET"))
+    result = check(
+        model([pool, constant], [vi("x", [1, 3, 8, 8])], [vi("p", None), vi("c", None)], infer=False)
+    )
+    [note] = [
+        d
+        for d in next(n for n in result.nodes if n.name == "pool").diagnostics
+        if d.rule == "graph.untranslatable"
+    ]
+    assert "kernel_shape attribute 3 is not of the type the op reads" in note.message
+    assert next(n for n in result.nodes if n.name == "constant").outputs[0].dtype == "?"

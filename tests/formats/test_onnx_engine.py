@@ -108,8 +108,8 @@ def test_a_disagreement_between_onnx_and_opspec_is_said(monkeypatch) -> None:
 
     real = reader.infer
 
-    def skewed(model):
-        types, errors, failed = real(model)
+    def skewed(model, *names):
+        types, errors, failed = real(model, *names)
         info = types["top"]
         info.type.tensor_type.shape.dim[0].dim_value = 7  # ONNX "infers" [7] where opspec has [batch]
         return types, errors, failed
