@@ -206,16 +206,17 @@ def _paths(
     return found
 
 
-# Graph files only graph readers read (ONNX, OpenVINO IR) are bounded by max_graph_bytes, as on the
-# graph route; every other file, like any request body, by max_body_bytes: where the user set them (a
-# file on the user's own disk is otherwise bounded by the machine: config.for_local_files).
-GRAPH_SUFFIXES = (".onnx", ".xml")
+# Graph files only graph readers read (ONNX, OpenVINO IR: readers.graph_only_suffixes) are bounded by
+# max_graph_bytes, as on the graph route; every other file, like any request body, by max_body_bytes:
+# where the user set them (a file on the user's own disk is otherwise bounded by the machine:
+# config.for_local_files).
 
 
 def _source(name: str, path: Path | None, settings: Settings) -> Source:
     import stat
 
     from app.core.config import for_local_files
+    from app.formats.readers import graph_only_suffixes
     from app.formats.source import Source, load, read_stream
 
     try:
@@ -233,7 +234,7 @@ def _source(name: str, path: Path | None, settings: Settings) -> Source:
         except OSError as exc:
             return Source(name, b"", path, exc.strerror or str(exc))
     local = for_local_files(settings)
-    if path.suffix.lower() in GRAPH_SUFFIXES:
+    if path.suffix.lower() in graph_only_suffixes():
         return load(name, path, local.max_graph_bytes, "max_graph_bytes")
     return load(name, path, local.max_body_bytes)
 
@@ -398,18 +399,20 @@ def _weight(path: Path | None) -> int:
         return 0  # reported as unreadable when its turn comes
 
 
-def _preload(paths: list[tuple[str, Path | None]]) -> None:
+def _preload(items: list[tuple[str, Path] | Source]) -> None:
     """Import the readers of the formats in the run before workers fork, so each does not import them
-    again (onnx takes a while)."""
+    again (onnx takes a while): those of the rows that read a file of the run, by its extension and, for
+    standard input (read already), its content."""
     from app.formats import graphs  # noqa: F401  (its import brings numpy, pydantic and the op registry)
+    from app.formats.readers import READERS, SNIFF_BYTES, reader_for
 
-    suffixes = {path.suffix.lower() for _, path in paths if path is not None}
-    if ".json" in suffixes or any(path is None for _, path in paths):
-        from app.formats import onednn  # noqa: F401
-    if ".xml" in suffixes:
-        from app.formats import openvino  # noqa: F401
-    if ".onnx" in suffixes:
-        from app.formats import onnx  # noqa: F401
+    suffixes = {item[1].suffix.lower() for item in items if isinstance(item, tuple)}
+    for reader in READERS:
+        if suffixes.intersection(reader.suffixes):
+            reader.load()
+    for item in items:
+        if not isinstance(item, tuple) and item.error is None:
+            reader_for(item.name, item.data[:SNIFF_BYTES]).load()
 
 
 def _check_in_workers(
@@ -422,7 +425,7 @@ def _check_in_workers(
 
     settings = get_settings()
     items = [(name, path) if path is not None else _source(name, None, settings) for name, path in paths]
-    _preload(paths)
+    _preload(items)
     bars: list = []  # made when the first chunk comes back: after the fork, so no tqdm thread is forked
 
     def done(count: int) -> None:

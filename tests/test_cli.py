@@ -14,7 +14,7 @@ import pytest
 
 from app.cli import EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, main
 from app.core.config import get_settings
-from app.formats.readers import SUFFIXES
+from app.formats.readers import suffixes
 
 GOOD = {"kind": "ReduceMax", "attrs": {"axes": [1]}, "inputs": [{"dtype": "f32", "shape": [2, 3]}]}
 BAD = {"kind": "ReduceMax", "attrs": {"axes": [4]}, "inputs": [{"dtype": "f32", "shape": [2, 3]}]}
@@ -134,7 +134,7 @@ def test_help_names_every_extension_a_directory_walk_reads(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["check", "--help"])
     help_text = capsys.readouterr().out
-    assert all(f"*{suffix}" in help_text for suffix in SUFFIXES)
+    assert all(f"*{suffix}" in help_text for suffix in suffixes())
 
 
 def test_version(capsys) -> None:
