@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Any
 # Only the standard library and the report writers (standard library only) at import: a command imports
 # what it needs when it runs, so `opspec --version` and `opspec --help` pay for no numpy, pydantic or
 # op registry (they took ~1 s idle, 2 s under load, and a pre-commit hook paid it on every commit).
-from app.report import WRITERS, text
+from app.report import FORMATS as REPORT_FORMATS
+from app.report import WRITERS, formats_help, text
 from app.report.model import EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, FileReport, RunReport, Shard
 
 if TYPE_CHECKING:
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 __all__ = ["EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_MALFORMED", "EXIT_VALID", "build_parser", "main"]
 
 EXIT_INTERRUPTED = 130  # 128 + SIGINT, as a shell reports a command stopped by Ctrl-C
-FORMATS = tuple(WRITERS)  # text first: the default
 PROGRESS_MIN_FILES = 200  # fewer files finish before a bar would tell anyone anything
 # Well-known JSON files of other tools that a folder walk passes over (never descriptors); `--exclude`
 # and [tool.opspec] exclude add to these. A file named on the command line is always read.
@@ -91,15 +91,7 @@ exit codes:
 
   130 interrupted (Ctrl-C)
 
-formats:
-  text    file:line:column: severity rule: message, then a summary line (--quiet: the summary
-          only); coloured at a terminal (NO_COLOR=1 turns it off, FORCE_COLOR=1 on)
-  gcc     file:line:column: error: message [RULE], as editors' problem matchers read
-  json    one document: every file and descriptor, verdicts, outputs, findings, summary
-  junit   JUnit XML, a testcase per descriptor (GitLab, Jenkins)
-  sarif   SARIF 2.1.0 for GitHub code scanning
-  github  GitHub Actions annotations (::error file=...,line=...,col=...::...)
-"""
+""" + formats_help()
 
 
 def version() -> str:
@@ -706,7 +698,12 @@ def _quiet_stdout() -> None:
 def _report_options(command: argparse.ArgumentParser, unit: str, strict: bool = True) -> None:
     """The options every reporting command (check, verify, merge) shares; `unit` names what --verbose
     lists. `strict`: the command decides whether warnings fail (merge takes it from the shards)."""
-    command.add_argument("--format", choices=FORMATS, default="text", help="report format (default: text)")
+    command.add_argument(
+        "--format",
+        choices=[row.name for row in REPORT_FORMATS],
+        default=REPORT_FORMATS[0].name,
+        help=f"report format (default: {REPORT_FORMATS[0].name})",
+    )
     command.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE, not stdout")
     if strict:
         command.add_argument("--strict", action="store_true", help="warnings fail the run too (exit 1)")
@@ -735,7 +732,8 @@ version or option) are refused with exit 2, and nothing is written.
 exit codes:
   0, 1  as `opspec check` over every file: 0 every descriptor valid, 1 some broken
   2     some file could not be read or is not a descriptor, or the reports cannot be merged
-"""
+
+""" + formats_help()
 
 
 def _report_files(names: Iterable[str]) -> list[Path]:

@@ -137,6 +137,20 @@ def test_help_names_every_extension_a_directory_walk_reads(capsys) -> None:
     assert all(f"*{suffix}" in help_text for suffix in suffixes())
 
 
+@pytest.mark.parametrize("command", ["check", "merge"])
+def test_help_lists_every_report_format_in_the_table(command, capsys) -> None:
+    from app.report import FORMATS
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    help_text = capsys.readouterr().out
+    assert "{" + ",".join(row.name for row in FORMATS) + "}" in help_text  # --format's choices
+    listed = help_text.split("\nformats:\n", 1)[1].splitlines()
+    assert [line.split()[0] for line in listed if line.startswith("  ") and not line.startswith("   ")] == [
+        row.name for row in FORMATS
+    ]
+
+
 def test_version(capsys) -> None:
     with pytest.raises(SystemExit) as done:
         main(["--version"])
