@@ -208,7 +208,7 @@ class Terminal(io.StringIO):
 
 
 def test_a_progress_bar_only_at_a_terminal_and_only_for_many_files(monkeypatch) -> None:
-    from app import cli
+    from app.cli import command as cli
 
     monkeypatch.setattr(sys, "stderr", Terminal())
     assert list(cli._progress(iter(range(3)), 3)) == [0, 1, 2]

@@ -156,9 +156,9 @@ def test_json_report_says_coverage_per_file_and_in_total(tmp_path, capsys) -> No
 def test_a_large_graph_shows_its_progress_at_a_terminal_only(monkeypatch, capsys) -> None:
     import sys
 
-    import app.cli
+    import app.cli.command
 
-    monkeypatch.setattr(app.cli, "PROGRESS_MIN_NODES", 1)  # every graph is "large" here
+    monkeypatch.setattr(app.cli.command, "PROGRESS_MIN_NODES", 1)  # every graph is "large" here
     assert main(["check", str(FILES / "reducemax.json")]) == EXIT_VALID
     assert "node" not in capsys.readouterr().err  # not a terminal: no bar
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)

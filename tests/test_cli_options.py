@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from app import cli
 from app.cli import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, main
+from app.cli import command as cli
 from app.core.config import get_settings
 from tests.test_cli import BAD, GOOD, WARNS, write
 

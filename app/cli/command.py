@@ -412,8 +412,8 @@ def _check_in_workers(
 ) -> Iterator[FileReport]:
     """The files' reports from `workers` processes, in the order of `paths`; standard input is read here
     (a worker's stdin is not the user's)."""
+    from app.cli import pool
     from app.core.config import get_settings
-    from app.formats import parallel
 
     settings = get_settings()
     items = [(name, path) if path is not None else _source(name, None, settings) for name, path in paths]
@@ -427,7 +427,7 @@ def _check_in_workers(
             bars[0].update(count)
 
     try:
-        yield from parallel.ordered_map(
+        yield from pool.ordered_map(
             functools.partial(check_file, ignore=ignore),
             items,
             weights,
@@ -452,8 +452,8 @@ def run_check(
 ) -> RunReport:
     """Check the files and folders `names` into one report, in their order. `jobs` worker processes
     (0: one per core) check them; `shard` (K, N) keeps only the files of shard K of N."""
+    from app.cli import pool
     from app.core.config import get_settings
-    from app.formats import parallel
 
     settings = get_settings()
     report = RunReport(
@@ -462,15 +462,13 @@ def run_check(
     paths = _paths(names, include, exclude)
     if shard is not None:
         index, count = shard
-        kept = [
-            i for i, (n, p) in enumerate(paths) if parallel.in_shard(parallel.shard_key(p, n), index, count)
-        ]
+        kept = [i for i, (n, p) in enumerate(paths) if pool.in_shard(pool.shard_key(p, n), index, count)]
         report.shard = Shard(index, count, len(paths), tuple(kept))
         paths = [paths[i] for i in kept]
     ignore = tuple(ignore)
-    workers = min(parallel.workers_for(jobs), len(paths))
-    weights = [_weight(path) + parallel.FILE_OVERHEAD_BYTES for _, path in paths] if workers > 1 else []
-    if workers > 1 and parallel.worth_helpers(weights):
+    workers = min(pool.workers_for(jobs), len(paths))
+    weights = [_weight(path) + pool.FILE_OVERHEAD_BYTES for _, path in paths] if workers > 1 else []
+    if workers > 1 and pool.worth_helpers(weights):
         for file in _check_in_workers(paths, weights, ignore, workers):
             report.add(file)
     else:
@@ -489,7 +487,7 @@ def _check(args: argparse.Namespace) -> int:
         print(f"opspec check: {exc}", file=sys.stderr)
         return EXIT_MALFORMED
     include, exclude = options["include"] + args.include, options["exclude"] + args.exclude
-    from app.formats.parallel import WorkerDied
+    from app.cli.pool import WorkerDied
 
     try:
         report = run_check(
@@ -986,7 +984,3 @@ def limit_blas_threads() -> None:
     compete with them. The answers' bits are the same either way (OpenBLAS splits a product's rows
     among threads, not the sums)."""
     os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-
-
-if __name__ == "__main__":
-    sys.exit(main())
