@@ -184,7 +184,7 @@ def test_numpy_loads_with_one_thread_after_the_cli_set_up() -> None:
         return int(done.stdout)
 
     assert threads(count) > 1  # the pool this avoids
-    assert threads("from app.cli import limit_blas_threads; limit_blas_threads(); " + count) == 1
+    assert threads("from app.cli.command import limit_blas_threads; limit_blas_threads(); " + count) == 1
 
 
 def test_console_script_runs_from_stdin() -> None:
@@ -208,7 +208,7 @@ class Terminal(io.StringIO):
 
 
 def test_a_progress_bar_only_at_a_terminal_and_only_for_many_files(monkeypatch) -> None:
-    from app.cli import command as cli
+    from app.cli import check as cli
 
     monkeypatch.setattr(sys, "stderr", Terminal())
     assert list(cli._progress(iter(range(3)), 3)) == [0, 1, 2]
