@@ -20,10 +20,11 @@ import numpy as np
 from app.core import engine
 from app.core.config import Settings, get_settings
 from app.core.dtypes import DTYPES, NUMERIC
-from app.core.kernels import maximum, reduce_max
 from app.core.payload import buffer_nbytes
 from app.core.shapes import wrap_axes
 from app.ops import BY_NAME, DescriptorErrors, parse
+from app.ops.max import maximum
+from app.ops.reduction import reduce_max
 from app.parsing import describe_errors
 
 __all__ = ["Malformed", "check_graph", "evaluate", "validate", "verify"]

@@ -15,12 +15,11 @@ from pydantic import Field, StrictBool, field_validator
 
 from app.core.dtypes import FLOATS
 from app.core.engine import Verdict
-from app.core.kernels import reduce_max
 from app.core.mismatch import Implementation, Modelled, differing_positions
 from app.core.numbers import Int64, int64s_as_given
 from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
 from app.core.shapes import dims_conflict, reduce_shape, wrap_axes
-from app.ops.reduction import FAMILY, AxesRule, reduced_axes
+from app.ops.reduction import FAMILY, AxesRule, reduce_max, reduced_axes
 
 KIND = "ReduceMax"
 SPEC = "oneDNN Graph ReduceMax"
