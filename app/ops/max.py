@@ -6,6 +6,10 @@ maximum with NaN absorbing and +0 above -0. Rule ids name the op, then the profi
 Max.C1 (arity and type), Max.C2 (broadcasting) and Max.RI, Max.RJ, ... (the per-dim restriction, one
 letter per output dim from the left). They were the bare C1, C2, RI ... until every rule id named its op
 first (another op's spec may have a C1 too); `former` keeps the old id, which --ignore still reads.
+
+The module keeps the op's exact kernel (`maximum`, which folds inputs of one shape first and works on the
+bits of 16-bit floats), the fast path of a plain Max for app.library's evaluate (quick_evaluate), and
+NumPy's departure from the kernel; the msgspec first pass (app/ops/first_pass.py) mirrors its model.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Sequence
-from typing import Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 from pydantic import Field
@@ -24,8 +28,21 @@ from app.core.dtypes import DTYPES, NUMERIC
 from app.core.engine import Context, assumption_rules
 from app.core.kernels import INF_BITS, NARROW_FLOATS, has_negative_zero, select_where_all_negative
 from app.core.mismatch import Implementation, Modelled, differing_positions
-from app.core.registry import VARIADIC_MAX, Attrs, Descriptor, OpSpec, OutputType, Port
+from app.core.payload import buffer_nbytes
+from app.core.registry import (
+    PLAIN_KEYS,
+    PLAIN_TENSOR_KEYS,
+    VARIADIC_MAX,
+    Attrs,
+    Descriptor,
+    OpSpec,
+    OutputType,
+    Port,
+)
 from app.core.shapes import broadcast_shapes
+
+if TYPE_CHECKING:
+    from app.core.config import Settings
 
 KIND = "Max"
 SPEC = "ONNX Max under the SONNX profile"
@@ -415,6 +432,75 @@ IMPLEMENTATIONS = (
 )
 
 
+# --- the library's lane: a plain Max of arrays, evaluated without the full way ------------------------
+
+# Max's dtypes (T) by their canonical names: an alias goes the full way, which answers with the canonical name.
+_MAX_TYPES = {name: DTYPES[name] for name in NUMERIC}
+
+
+def quick_evaluate(descriptor: Any, settings: Settings) -> list[tuple[str, np.ndarray]] | None:
+    """The output of a plain Max of arrays, or None for anything else, which goes the full way. Held to
+    the full way by tests/ops/test_max.py, test_quick_evaluate_answers_as_the_full_way.
+
+    A 4M-element maximum with a broadcast row is ~0.6 ms of NumPy; the full way's Python beside it was
+    ~0.07 ms with warm caches and, with cold ones, most of the 1.23x onnxruntime's time it took
+    (bench_kernels_apart). Taken only where the full way would report nothing: the canonical dtype of
+    T for every input, plain int dims and no 0 dim, arrays of that dtype and shape, the strict broadcast
+    rule met, no attributes or declared outputs, and every limit met."""
+    if type(descriptor) is not dict or descriptor.get("kind") != "Max" or descriptor.keys() not in PLAIN_KEYS:
+        return None
+    attrs, inputs = descriptor.get("attrs", {}), descriptor["inputs"]
+    if type(attrs) is not dict or attrs or type(inputs) is not list or not inputs:
+        return None
+    first = inputs[0]
+    dtype = first.get("dtype") if type(first) is dict else None
+    dt = _MAX_TYPES.get(dtype) if type(dtype) is str else None
+    if dt is None:
+        return None
+    arrays, shapes, total = [], [], 0
+    for tensor in inputs:
+        if type(tensor) is not dict or tensor.keys() != PLAIN_TENSOR_KEYS or tensor["dtype"] != dtype:
+            return None
+        shape, data = tensor["shape"], tensor["data"]
+        if type(data) is not np.ndarray or data.dtype != dt.numpy or type(shape) is not list:
+            return None
+        if len(shape) > settings.max_rank or any(type(dim) is not int for dim in shape):
+            return None
+        if data.shape != tuple(shape) or 0 in data.shape or data.size > settings.max_elements:
+            return None
+        arrays.append(data)
+        shapes.append(data.shape)
+        total += buffer_nbytes(data)
+    out_shape = _strict_broadcast(shapes)
+    if out_shape is None:
+        return None
+    count = math.prod(out_shape)
+    if count > settings.max_elements or total + count * dt.itemsize > settings.max_total_bytes:
+        return None
+    views = []
+    for data in arrays:
+        view = data.view()
+        view.flags.writeable = False  # as the full way gives the kernel the caller's arrays
+        views.append(view)
+    result = maximum(views)
+    return [(dtype, result)]
+
+
+def _strict_broadcast(shapes: list[tuple[int, ...]]) -> tuple[int, ...] | None:
+    """The shapes broadcast under Max's strict rule (ranks aligned on the right, each output dim the
+    largest size there and every input's size that or 1), or None where the rule is broken."""
+    rank = max(len(shape) for shape in shapes)
+    out = [1] * rank
+    for shape in shapes:
+        for axis, size in enumerate(shape, rank - len(shape)):
+            out[axis] = max(out[axis], size)
+    for shape in shapes:
+        for axis, size in enumerate(shape, rank - len(shape)):
+            if size != 1 and size != out[axis]:
+                return None
+    return tuple(out)
+
+
 OP = OpSpec(
     kind=KIND,
     model=MaxOp,
@@ -434,6 +520,7 @@ OP = OpSpec(
     infer=infer,
     output_dtypes=output_dtypes,
     evaluate=evaluate,
+    quick_evaluate=quick_evaluate,
     implementations=IMPLEMENTATIONS,
     dtype_source=f"{SPEC}, the type list in the operator's heading",
     count_rule=C1,

@@ -15,10 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.cli import EXIT_INVALID, main
+from app.core.config import Settings
 from app.core.dtypes import DTYPES, NUMERIC
 from app.ops import max as max_op
 from app.ops.max import maximum
 from tests.ops.maximum_oracle import NARROW, every_pattern, oracle_max, same_bits
+from tests.test_library import assert_lane_is_the_full_way
 
 FLOAT_TYPES = ("f32", "f16", "bf16", "f64")
 INT_TYPES = tuple(sorted(NUMERIC - set(FLOAT_TYPES)))
@@ -622,3 +624,71 @@ def test_max_in_flat_blocks_matches_blocks_of_rows(case) -> None:
     # sign bit wherever some input's is clear, a NaN's too; which blocks are dense depends on the cut.
     assert same_bits(flat, rows)
     assert same_bits(flat, oracle_max(arrays))
+
+
+# --- quick_evaluate (the library's lane) against the full way it shortcuts -------------------------
+
+
+@st.composite
+def near_plain_max(draw):
+    """Max descriptors as dicts with array data: plain ones (1 to 4 inputs of one dtype, broadcast by
+    the strict rule) and ones a step off plain (an alias, inputs of two dtypes, a size neither the
+    largest nor 1, a dim of 0, an array of another dtype or shape, an attribute, a declared output, a
+    bool where an int goes), with -0, +0 and NaNs of either sign where the dtype has them."""
+    from app.core.dtypes import DTYPES
+
+    def off() -> bool:
+        return draw(st.integers(0, 13)) == 0
+
+    out = draw(st.lists(st.integers(1, 3), min_size=0, max_size=3))
+    dtype = draw(st.sampled_from(["f32", "f16", "bf16", "f64", "s8", "u16", "s64"]))
+    numpy_type = DTYPES[dtype].numpy
+    floats = st.sampled_from([0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, -np.nan])
+    ints = st.integers(-3, 3) if dtype[0] == "s" else st.integers(0, 5)
+    inputs = []
+    for _ in range(draw(st.integers(1, 4))):
+        rank = draw(st.integers(0, len(out)))
+        shape = [size if draw(st.booleans()) else 1 for size in out[len(out) - rank :]]
+        if off() and shape:
+            shape[-1] = draw(st.sampled_from([0, shape[-1] + 1]))
+        count = math.prod(shape)
+        if DTYPES[dtype].is_float:
+            values = np.array(draw(st.lists(floats, min_size=count, max_size=count)), np.float64)
+            data = values.astype(np.float32).astype(numpy_type).reshape(shape)
+        else:
+            data = np.array(draw(st.lists(ints, min_size=count, max_size=count)), numpy_type).reshape(shape)
+        tensor: dict = {"dtype": dtype, "shape": list(shape), "data": data}
+        if off():
+            tensor["dtype"] = draw(st.sampled_from(["float32", "s32", "f32"]))
+        if off():
+            tensor["data"] = draw(st.sampled_from([data.astype(np.float64), data.reshape(-1)]))
+        if off() and shape:
+            tensor["shape"] = [True, *shape[1:]]
+        inputs.append(tensor)
+    descriptor: dict = {"kind": "Max", "inputs": inputs}
+    if off():
+        descriptor["kind"] = "max"
+    if draw(st.booleans()):
+        descriptor["attrs"] = {"axis": 1} if off() else {}
+    if off():
+        descriptor["outputs"] = [{"dtype": dtype, "shape": out}]
+    return descriptor
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast")
+@settings(max_examples=400, deadline=None)
+@given(near_plain_max(), st.sampled_from([None, Settings(max_elements=6), Settings(max_total_bytes=40)]))
+def test_quick_evaluate_answers_as_the_full_way(descriptor, limits) -> None:
+    """quick_evaluate (the library's lane) answers exactly as the full way it shortcuts (_evaluate_checked):
+    the same answer, dtypes, shapes and bits (-0 is not +0; NaN's bits too), or it declines and the full
+    way answers or raises as before."""
+    assert_lane_is_the_full_way(max_op.quick_evaluate, descriptor, limits)
+
+
+def test_quick_evaluate_takes_the_plain_cases() -> None:
+    """Held to the full way above; here it is shown to answer (not decline) where it should."""
+    settings = Settings()
+    rows = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for inputs in ([rows], [rows, np.float32([-0.0, 0.0, 9.0])], [np.array(2.0, np.float32), rows]):
+        tensors = [{"dtype": "f32", "shape": list(a.shape), "data": a} for a in inputs]
+        assert max_op.quick_evaluate({"kind": "Max", "inputs": tensors}, settings) is not None
