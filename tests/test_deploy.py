@@ -15,7 +15,7 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from app.main import create_app
+from app.api.main import create_app
 from tests.cli.test_command import OPSPEC
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"

@@ -17,10 +17,10 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from app.api.main import create_app
 from app.api.routes import check
 from app.core import engine, jsonlists
 from app.core.config import Settings
-from app.main import create_app
 from app.ops import REGISTRY, first_pass
 
 ROUTES = ("/v1/validate", "/v1/evaluate", "/v1/validate/batch")

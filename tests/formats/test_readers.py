@@ -44,7 +44,7 @@ from fastapi.testclient import TestClient
 
 from app.cli import main
 from app.library import check_graph
-from app.main import create_app
+from app.api.main import create_app
 
 folder = Path(sys.argv[1])
 data = (folder / "net.toy").read_bytes()
