@@ -1,6 +1,7 @@
 """What an op is to the service: its descriptor type, ports, dtype table, rules, shape rule and kernel.
 
-Each module under app/ops/ builds one OpSpec; app/ops/__init__.py lists them in a plain dict.
+A seed op's module under app/ops/ builds its OpSpec; a family's module builds one per member (through
+app/core/family.py's `build`); app/ops/__init__.py lists them all in a plain dict.
 """
 
 from __future__ import annotations

@@ -26,9 +26,10 @@ from typing import Any, Literal
 
 import numpy as np
 
+from app.core import family
 from app.core.diagnostics import Rule
 from app.core.engine import Context
-from app.core.family import ONEDNN_VERSION, Attr, In, Out, build, constraints, rows
+from app.core.family import ONEDNN_VERSION, Attr, In, Out, constraints, rows
 from app.core.kernels import INF_BITS, NARROW_FLOATS, has_negative_zero, select_where_all_negative
 from app.core.mismatch import Tolerance
 from app.core.numbers import show
@@ -401,7 +402,7 @@ def _min(src: np.ndarray, reduced: tuple[int, ...], keep: bool) -> np.ndarray:
     return np.negative(reduce_max(np.negative(src), reduced, keep))
 
 
-def member(
+def build(
     kind: str,
     summary: str,
     what: str,
@@ -425,7 +426,7 @@ def member(
         with np.errstate(over="ignore"):  # rounded once to dst's dtype: beyond its range is inf
             return [reduce(src, reduced, d.attrs.keep_dims is True).astype(out[0])]
 
-    return build(
+    return family.build(
         kind,
         family=FAMILY,
         page=kind,
@@ -466,19 +467,19 @@ def _inexact(what: str) -> Tolerance:
 
 
 # fmt: off
-REDUCE_L1 = member("ReduceL1", "L1 norm (sum of |src|) over the given axes.", "L1 norm", "0",
+REDUCE_L1 = build("ReduceL1", "L1 norm (sum of |src|) over the given axes.", "L1 norm", "0",
                    folded(lambda x: _sum(np.abs(x))), _inexact("|src|"))
-REDUCE_L2 = member("ReduceL2", "L2 norm (square root of the sum of squares) over the given axes.", "L2 norm",
+REDUCE_L2 = build("ReduceL2", "L2 norm (square root of the sum of squares) over the given axes.", "L2 norm",
                    "0", folded(lambda x: np.sqrt(_sum(x * x))), _inexact("src * src"))
-REDUCE_MEAN = member("ReduceMean", "Arithmetic mean of src over the given axes.", "mean", "NaN (0 / 0)",
+REDUCE_MEAN = build("ReduceMean", "Arithmetic mean of src over the given axes.", "mean", "NaN (0 / 0)",
                      folded(lambda x: _sum(x) / np.float32(x.shape[-1])), _inexact("src, divided by the count,"))
-REDUCE_MIN = member("ReduceMin", "Minimum of src over the given axes (NaN absorbs, -0 below +0).", "minimum",
+REDUCE_MIN = build("ReduceMin", "Minimum of src over the given axes (NaN absorbs, -0 below +0).", "minimum",
                     "+inf", _min, None, notes=(
     "oneDNN 3.13 answers the minimum of -0 and +0 by operand order ([-0, +0] gives +0) and skips a NaN "
     "unless it comes last ([1, NaN, 2] gives 2); opspec's minimum is exact: -0 below +0, NaN absorbs.",))
-REDUCE_PROD = member("ReduceProd", "Product of src over the given axes.", "product", "1",
+REDUCE_PROD = build("ReduceProd", "Product of src over the given axes.", "product", "1",
                      folded(_product), _inexact("the product of src"))
-REDUCE_SUM = member("ReduceSum", "Sum of src over the given axes.", "sum", "0", folded(_sum), _inexact("src"))
+REDUCE_SUM = build("ReduceSum", "Sum of src over the given axes.", "sum", "0", folded(_sum), _inexact("src"))
 # fmt: on
 
 OPS = (REDUCE_L1, REDUCE_L2, REDUCE_MEAN, REDUCE_MIN, REDUCE_PROD, REDUCE_SUM)
