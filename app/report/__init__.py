@@ -26,6 +26,7 @@ class ReportFormat:
     write: Writer
     help: str  # what the format is, in a line or two of `--help`
     use: str  # what it is for, in the docs' table of formats
+    suffix: str  # the extension a file of it takes (the writers' snapshots under tests/report/)
 
 
 FORMATS = (
@@ -35,6 +36,7 @@ FORMATS = (
         "file:line:column: severity rule: message, then a summary line (--quiet: the summary only); coloured "
         "at a terminal (NO_COLOR=1 turns it off, FORCE_COLOR=1 on)",
         "people: `file:line:column: severity rule: message`, then a summary line",
+        "txt",
     ),
     ReportFormat(
         "json",
@@ -43,6 +45,7 @@ FORMATS = (
         "tools: ONE document per run with every file (unreadable ones too), every descriptor with its verdict "
         "(and `valid`: true or false, the HTTP API's word), inferred outputs and findings (line and column), "
         "the summary and the exit code",
+        "json",
     ),
     ReportFormat(
         "junit",
@@ -50,6 +53,7 @@ FORMATS = (
         "JUnit XML, a testcase per descriptor (GitLab, Jenkins)",
         "GitLab, Jenkins: a testcase per descriptor (classname the file, name its place and kind), a failure "
         "for an invalid one, an error for a malformed one or an unreadable file",
+        "xml",
     ),
     ReportFormat(
         "sarif",
@@ -58,6 +62,7 @@ FORMATS = (
         "GitHub code scanning: SARIF 2.1.0 listing the rules the run reports (statement and spec reference, "
         "`helpUri` the rule's page in these docs) and a result per finding, paths relative to the working "
         "directory",
+        "sarif",
     ),
     ReportFormat(
         "github",
@@ -65,6 +70,7 @@ FORMATS = (
         "GitHub Actions annotations (::error file=...,line=...,col=...::...)",
         "GitHub Actions annotations: `::error file=...,line=...,col=...,title=RULE::message` on the pull "
         "request's lines",
+        "txt",
     ),
     ReportFormat(
         "gcc",
@@ -72,6 +78,7 @@ FORMATS = (
         "file:line:column: error: message [RULE], as editors' problem matchers read",
         "editors' problem matchers (VS Code's `$gcc`, Vim's errorformat, Emacs): "
         "`file:line:col: error: message [RULE]`",
+        "txt",
     ),
 )  # text first: the default
 
