@@ -18,8 +18,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from fastapi.testclient import TestClient
 
+from app.api.main import create_app
 from app.core.config import Settings
-from app.main import create_app
 
 GOAL_SECONDS_PER_MB = 2.0
 

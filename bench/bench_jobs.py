@@ -38,9 +38,9 @@ OPSPEC = str(Path(sys.executable).with_name("opspec"))
 # The imports a check needs, after the set-up `opspec` does before any of them (one OpenBLAS thread): so
 # the start-up's CPU is the command's own, not OpenBLAS's spinning pool, which the command never starts.
 IMPORTS = {
-    "benchdnn": "import app.cli; app.cli.limit_blas_threads(); import app.formats.graphs, app.formats.onednn; "
+    "benchdnn": "import app.cli.command; app.cli.command.limit_blas_threads(); import app.formats.graphs, app.formats.onednn; "
     "app.core.config.get_settings()",
-    "zoo": "import app.cli; app.cli.limit_blas_threads(); import app.formats.graphs, app.formats.onednn, "
+    "zoo": "import app.cli.command; app.cli.command.limit_blas_threads(); import app.formats.graphs, app.formats.onednn, "
     "app.formats.onnx, app.formats.openvino; app.core.config.get_settings()",
 }
 
@@ -54,7 +54,7 @@ def cpu_now() -> tuple[float, float]:
 def in_process(folder: Path, runs: int) -> dict[int, tuple[float, float, float]]:
     """The check alone (walk, read, check, merge; no start-up, no writing) with one and two workers,
     taking turns: median wall, and median CPU of this process and of its workers."""
-    from app.cli import run_check
+    from app.cli.check import run_check
 
     run_check([str(folder)])  # imports and lazy set-up out of the way
     times: dict[int, list[tuple[float, float, float]]] = {1: [], 2: []}

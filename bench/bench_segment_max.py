@@ -16,8 +16,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.core.kernels import run_starts
-from app.ops.segment_max import SegmentMaxOp, evaluate
+from app.ops.segment_max import SegmentMaxOp, evaluate, run_starts
 from bench.timing import race
 
 SEGMENTS = 10_000

@@ -99,8 +99,8 @@ def serve(port: int) -> None:
     """The bench server: the real app plus a bare route returning a fixed body of a validate answer's size."""
     import uvicorn
 
+    from app.api.main import create_app
     from app.api.routes.check import verdict, verdict_json
-    from app.main import create_app
 
     app = create_app()
     answer = verdict_json(verdict(DESCRIPTOR.validate_python(MIX[0]), get_settings()))  # the route's bytes

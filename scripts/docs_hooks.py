@@ -3,7 +3,8 @@ and none can fall behind the code.
 
 - the reference (app/reference/pages.py): a page per op, the rule index, the rules of files and
   graphs, the op index, from the registry and the rule book;
-- the settings table in docs/settings.md, from app/core/config.py's Settings.
+- the tables in hand-written pages (pages.TABLES): the settings in docs/settings.md, from
+  app/core/config.py's Settings; the report formats in docs/cli.md, from app/report/__init__.py's FORMATS.
 """
 
 from __future__ import annotations
@@ -20,6 +21,9 @@ def on_files(files: Files, config, **_) -> Files:
 
 
 def on_page_markdown(markdown: str, page, **_) -> str:
-    from app.reference.pages import SETTINGS_MARK, settings_table
+    from app.reference.pages import TABLES
 
-    return markdown.replace(SETTINGS_MARK, settings_table()) if SETTINGS_MARK in markdown else markdown
+    for mark, table in TABLES.items():
+        if mark in markdown:
+            markdown = markdown.replace(mark, table())
+    return markdown

@@ -46,7 +46,9 @@ def main(argv: list[str]) -> int:
     wanted = with_table(text)
     if "--check" in argv:
         if wanted != text:
-            print("README.md's op families differ from the registry; run .venv/bin/python scripts/op_table.py")
+            print(
+                "README.md's op families differ from the registry; run .venv/bin/python scripts/op_table.py"
+            )
             return 1
         return 0
     README.write_text(wanted)

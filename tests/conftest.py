@@ -12,9 +12,9 @@ import pytest
 from fastapi.testclient import TestClient
 from hypothesis import settings as hypothesis_settings
 
+from app.api.main import create_app
 from app.api.middleware import ACCESS_LOG
 from app.core.config import Settings
-from app.main import create_app
 
 # CI decides whether a submission lands, so there hypothesis replays the same examples every run (a
 # gate that passes or fails by luck tells nobody anything); locally each run explores new ones.

@@ -15,8 +15,8 @@ import pytest
 import yaml
 from fastapi.testclient import TestClient
 
-from app.main import create_app
-from tests.test_cli_options import OPSPEC
+from app.api.main import create_app
+from tests.cli.test_command import OPSPEC
 
 DEPLOY = Path(__file__).resolve().parent.parent / "deploy"
 MANIFEST = DEPLOY / "kubernetes.yaml"
@@ -157,7 +157,7 @@ def pod(
 def test_the_zoo_jobs_pods_give_a_single_runs_reports(tmp_path) -> None:
     """Each index's pod, then the merge's, as processes here: the merged JSON, SARIF, JUnit and text are a
     single `opspec check` run's, byte for byte, and the merge's exit code is its verdict."""
-    from tests.test_cli_graphs import BENCHDNN
+    from tests.cli.test_check_graphs import BENCHDNN
 
     zoo = tmp_path / "zoo"
     for folder in ("op", "complex_fusion"):

@@ -10,8 +10,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app import GraphMalformed, LimitExceeded, check_graph
+from app.api.main import create_app
 from app.cli import main
-from app.main import create_app
 from tests.formats import models
 
 FILES = Path(__file__).parent / "formats" / "files"

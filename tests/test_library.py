@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 import subprocess
 import sys
@@ -10,8 +9,6 @@ import sys
 import ml_dtypes
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 import app
 from app.core.config import Settings
@@ -141,7 +138,8 @@ def test_the_docs_python_examples_run(page: str) -> None:
         exec(compile(block, page, "exec"), {})
 
 
-# --- the plain ReduceMax lane against the full way it shortcuts ----------------------------------
+# --- an op's quick_evaluate (the lane of its plain descriptors) against the full way it shortcuts:
+# each op's test holds its own with this (tests/ops/test_reduce_max.py, tests/ops/test_max.py)
 
 
 def _outcome(call) -> tuple:
@@ -156,143 +154,14 @@ def _outcome(call) -> tuple:
     return ("answered", answer)
 
 
-@st.composite
-def near_plain_reduce_max(draw):
-    """ReduceMax descriptors as dicts with array data: plain ones, and ones a step off plain (an alias,
-    an empty or repeated or out-of-range axis, a dim of 0, an array of another dtype or shape, an
-    extra key, a bool or None where an int or bool goes), with -0, +0 and NaNs of either sign."""
-    from app.core.dtypes import DTYPES
-
-    def off() -> bool:  # one step off plain, now and then
-        return draw(st.integers(0, 11)) == 0
-
-    shape = draw(st.lists(st.integers(1, 4), min_size=1, max_size=3))
-    if off():
-        shape[draw(st.integers(0, len(shape) - 1))] = 0
-    dtype = draw(st.sampled_from(["f32", "f16", "bf16"]))
-    if off():
-        dtype = draw(st.sampled_from(["float32", "s32", "f64"]))
-    numpy_type = DTYPES["f32" if dtype == "float32" else dtype].numpy
-    values = st.sampled_from([0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, -np.nan])
-    count = math.prod(shape)
-    data = np.array(draw(st.lists(values, min_size=count, max_size=count)), np.float64)
-    data = data.astype(np.float32).astype(numpy_type).reshape(shape)
-    if off():
-        data = draw(st.sampled_from([data.astype(np.float64), data.reshape(-1), np.asfortranarray(data)]))
-    tensor: dict = {"dtype": dtype, "shape": list(shape), "data": data}
-    if off():
-        tensor["shape"] = [True, *shape[1:]] if shape[0] == 1 else [*shape[:-1], shape[-1] + 1]
-    if off():
-        tensor["strides"] = None
-    rank = len(shape)
-    chosen = draw(st.lists(st.integers(0, rank - 1), min_size=1, max_size=rank, unique=True))
-    axes = [axis - rank if draw(st.booleans()) else axis for axis in chosen]
-    if off():
-        axes = draw(st.sampled_from([[], [*axes, axes[0]], [*axes, rank], [-rank - 1], [True], [0.0]]))
-    attrs: dict = {"axes": axes}
-    if draw(st.booleans()):
-        attrs["keep_dims"] = draw(st.booleans())
-    if off():
-        attrs["keep_dims"] = draw(st.sampled_from([None, 1, "yes"]))
-    descriptor: dict = {"kind": "ReduceMax", "inputs": [tensor]}
-    if not off():
-        descriptor["attrs"] = attrs
-    if off():
-        descriptor["outputs"] = [{"dtype": dtype, "shape": [1]}]
-    return descriptor
-
-
-@pytest.mark.filterwarnings("ignore:invalid value encountered in cast")
-@settings(max_examples=400, deadline=None)
-@given(
-    near_plain_reduce_max(), st.sampled_from([None, Settings(max_elements=12), Settings(max_total_bytes=40)])
-)
-def test_plain_reduce_max_answers_as_the_full_path(descriptor, limits) -> None:
-    """The lane (app.library._plain_reduce_max) answers exactly as the full way it shortcuts
-    (_evaluate_checked): the same answer, dtypes, shapes and bits (-0 is not +0; NaN's bits too), or it
-    declines and the full way answers or raises as before."""
-    from app import library
-
-    assert_lane_is_the_full_way(library._plain_reduce_max, descriptor, limits)
-
-
-def assert_lane_is_the_full_way(lane_of, descriptor: dict, limits: Settings | None) -> None:
-    """lane_of's answer, where it gives one, is the full way's (_evaluate_checked), and app.evaluate
-    answers or raises as the full way does."""
+def assert_lane_is_the_full_way(quick_evaluate, descriptor: dict, limits: Settings | None) -> None:
+    """An op's quick_evaluate (the library's lane for its plain descriptors), where it answers, gives the
+    full way's answer (_evaluate_checked), and app.evaluate answers or raises as the full way does."""
     from app import library
 
     settings = limits or library.get_settings()
-    lane = lane_of(descriptor, settings)
+    outputs = quick_evaluate(descriptor, settings)
     full = _outcome(lambda: library._evaluate_checked(descriptor, settings))
-    if lane is not None:
-        assert full == _outcome(lambda: lane)
+    if outputs is not None:
+        assert full == _outcome(lambda: library.answer(descriptor["kind"], outputs, []))
     assert _outcome(lambda: app.evaluate(descriptor, limits)) == full
-
-
-@st.composite
-def near_plain_max(draw):
-    """Max descriptors as dicts with array data: plain ones (1 to 4 inputs of one dtype, broadcast by
-    the strict rule) and ones a step off plain (an alias, inputs of two dtypes, a size neither the
-    largest nor 1, a dim of 0, an array of another dtype or shape, an attribute, a declared output, a
-    bool where an int goes), with -0, +0 and NaNs of either sign where the dtype has them."""
-    from app.core.dtypes import DTYPES
-
-    def off() -> bool:
-        return draw(st.integers(0, 13)) == 0
-
-    out = draw(st.lists(st.integers(1, 3), min_size=0, max_size=3))
-    dtype = draw(st.sampled_from(["f32", "f16", "bf16", "f64", "s8", "u16", "s64"]))
-    numpy_type = DTYPES[dtype].numpy
-    floats = st.sampled_from([0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, -np.nan])
-    ints = st.integers(-3, 3) if dtype[0] == "s" else st.integers(0, 5)
-    inputs = []
-    for _ in range(draw(st.integers(1, 4))):
-        rank = draw(st.integers(0, len(out)))
-        shape = [size if draw(st.booleans()) else 1 for size in out[len(out) - rank :]]
-        if off() and shape:
-            shape[-1] = draw(st.sampled_from([0, shape[-1] + 1]))
-        count = math.prod(shape)
-        if DTYPES[dtype].is_float:
-            values = np.array(draw(st.lists(floats, min_size=count, max_size=count)), np.float64)
-            data = values.astype(np.float32).astype(numpy_type).reshape(shape)
-        else:
-            data = np.array(draw(st.lists(ints, min_size=count, max_size=count)), numpy_type).reshape(shape)
-        tensor: dict = {"dtype": dtype, "shape": list(shape), "data": data}
-        if off():
-            tensor["dtype"] = draw(st.sampled_from(["float32", "s32", "f32"]))
-        if off():
-            tensor["data"] = draw(st.sampled_from([data.astype(np.float64), data.reshape(-1)]))
-        if off() and shape:
-            tensor["shape"] = [True, *shape[1:]]
-        inputs.append(tensor)
-    descriptor: dict = {"kind": "Max", "inputs": inputs}
-    if off():
-        descriptor["kind"] = "max"
-    if draw(st.booleans()):
-        descriptor["attrs"] = {"axis": 1} if off() else {}
-    if off():
-        descriptor["outputs"] = [{"dtype": dtype, "shape": out}]
-    return descriptor
-
-
-@pytest.mark.filterwarnings("ignore:invalid value encountered in cast")
-@settings(max_examples=400, deadline=None)
-@given(near_plain_max(), st.sampled_from([None, Settings(max_elements=6), Settings(max_total_bytes=40)]))
-def test_plain_max_answers_as_the_full_path(descriptor, limits) -> None:
-    """The lane (app.library._plain_max) answers exactly as the full way it shortcuts (_evaluate_checked):
-    the same answer, dtypes, shapes and bits (-0 is not +0; NaN's bits too), or it declines and the full
-    way answers or raises as before."""
-    from app import library
-
-    assert_lane_is_the_full_way(library._plain_max, descriptor, limits)
-
-
-def test_the_max_lane_takes_the_plain_cases() -> None:
-    """Held to the full way above; here it is shown to answer (not decline) where it should."""
-    from app import library
-
-    settings = library.get_settings()
-    rows = np.arange(6, dtype=np.float32).reshape(2, 3)
-    for inputs in ([rows], [rows, np.float32([-0.0, 0.0, 9.0])], [np.array(2.0, np.float32), rows]):
-        tensors = [{"dtype": "f32", "shape": list(a.shape), "data": a} for a in inputs]
-        assert library._plain_max({"kind": "Max", "inputs": tensors}, settings) is not None

@@ -113,8 +113,8 @@ def test_each_served_process_sets_the_switch_interval(monkeypatch) -> None:
     # uvicorn calls served_app in every worker process (factory=True): a fresh interpreter each, so the
     # interval must be set there, not once in the process that parses the command line.
     from app.api import server
+    from app.api.main import app
     from app.core.config import get_settings
-    from app.main import app
 
     monkeypatch.setenv("OPSPEC_SWITCH_INTERVAL", "0.002")
     get_settings.cache_clear()

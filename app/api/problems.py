@@ -20,7 +20,7 @@ from starlette.exceptions import HTTPException
 from app.core.engine import Invalid, NotEvaluable
 from app.core.numbers import clip
 from app.core.payload import LimitExceeded
-from app.parsing import describe_errors
+from app.ops.parsing import describe_errors
 from app.report.links import RULES_PAGE, page_url, rule_url
 
 MEDIA_TYPE = "application/problem+json"

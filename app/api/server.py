@@ -154,7 +154,7 @@ def served_app() -> Any:
     while they run, for a little throughput. Set here, not at import, so only a served process changes
     it (tests import the app), and every worker does (--workers starts fresh interpreters)."""
     sys.setswitchinterval(get_settings().switch_interval)
-    from app.main import app
+    from app.api.main import app
 
     return app
 

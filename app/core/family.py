@@ -4,7 +4,9 @@ the op built from them.
 The oneDNN Graph pages all say the same four things about an op: its attributes (value type,
 supported values, default, required or optional), its input and output ports (required or optional),
 a note on shapes, and a "Supported data types" table. A family module (app/ops/eltwise.py, ...)
-writes its shape rule and its kernel once; each member is a call of `build` with its page's rows:
+writes its shape rule and its kernel once; each member is a call of `build` with its page's rows, or of
+the family's own `build` (`build_backward`, `build_static`, ...), which passes the family's shared parts
+on to this one:
 
     OP = build(
         "Abs", family="eltwise", page="Abs", summary="|src|, elementwise.",

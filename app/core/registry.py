@@ -1,6 +1,7 @@
 """What an op is to the service: its descriptor type, ports, dtype table, rules, shape rule and kernel.
 
-Each module under app/ops/ builds one OpSpec; app/ops/__init__.py lists them in a plain dict.
+A seed op's module under app/ops/ builds its OpSpec; a family's module builds one per member (through
+app/core/family.py's `build`); app/ops/__init__.py lists them all in a plain dict.
 """
 
 from __future__ import annotations
@@ -31,6 +32,11 @@ from app.core.tensors import Tensor
 
 if TYPE_CHECKING:
     from app.core.engine import Context
+
+# The keys of a plain raw descriptor and of its tensors, which a quick_evaluate takes (any other key, a
+# declared output or strides, goes the full way).
+PLAIN_KEYS = ({"kind", "inputs"}, {"kind", "attrs", "inputs"})
+PLAIN_TENSOR_KEYS = {"dtype", "shape", "data"}
 
 _BUILDING = threading.RLock()  # one model built at a time (a model's own fields may build another's)
 
@@ -137,6 +143,11 @@ class OpSpec:
     # None for anything else (the full check answers): for the ops compilers send in bulk. engine.verdict
     # tries it first; each op's differential test holds it to the full check.
     quick_verdict: Callable[[Any], Any] | None = None
+    # The outputs, as (dtype, array) pairs, of a raw descriptor (a dict whose data are NumPy arrays) that
+    # the full way (parse, check, limits, kernel) would evaluate without a finding, computed directly, or
+    # None for anything else: for the evaluations tools make in bulk. app.library's evaluate tries it
+    # first; each op's differential test holds it to the full way.
+    quick_evaluate: Callable[[Any, Any], list[tuple[str, np.ndarray]] | None] | None = None
     # Every name the descriptor's `kind` takes (the kind and its aliases): given with a model built later,
     # read from the model when it is given built.
     names: tuple[str, ...] = ()

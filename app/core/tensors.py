@@ -88,7 +88,7 @@ class Quant(BaseModel):
 
 class RankAndStrides:
     """What a tensor answers from its shape and strides: Tensor's, and the first pass's tensors
-    (app/first_pass.py), which hold the same fields."""
+    (app/ops/first_pass.py), which hold the same fields."""
 
     __slots__ = ()
 

@@ -17,8 +17,10 @@ from app.core.diagnostics import Diagnostic
 from app.core.tensors import TensorType
 from app.formats.graph import GraphResult, NodeResult
 from app.formats.layout import Layout, layout
+from app.formats.readers import graph_formats
 
 Typer = Literal["opspec", "declared", "onnx", "openvino"]
+GraphFormat = Literal[graph_formats()]  # type: ignore[valid-type]  # the table's graph formats, in its order
 
 
 class GraphNode(BaseModel):
@@ -81,7 +83,7 @@ class Coverage(BaseModel):
 
 
 class GraphVerdict(BaseModel):
-    format: Literal["onednn", "openvino", "onnx"]
+    format: GraphFormat
     valid: bool = Field(description="True when no node and no file-level diagnostic is an error.")
     coverage: Coverage
     nodes: list[GraphNode]

@@ -18,7 +18,7 @@ from app.core.payload import LimitExceeded
 from app.formats import jsonpos
 from app.formats.source import READ_RULE, Source, not_utf8, unreadable
 from app.ops import BY_NAME, DescriptorErrors, parse
-from app.parsing import describe_errors
+from app.ops.parsing import describe_errors
 from app.report.model import FileReport, Finding, RuleInfo, Unit
 
 FORMAT = "descriptor-json"

@@ -36,7 +36,7 @@ from app.core.tensors import TensorType
 from app.formats.errors import shown
 from app.formats.jsonpos import parent
 from app.ops import BY_NAME, DescriptorErrors, parse
-from app.parsing import describe_errors
+from app.ops.parsing import describe_errors
 
 READER = "opspec graph reader"
 # oneDNN Graph JSON as oneDNN writes and reads it: the library's logical tensor and graph serialization,

@@ -1,11 +1,11 @@
-"""Graph files of any of the three formats: pick the reader (asked for, or by content), read, walk.
+"""Graph files of any format in the table (app/formats/readers.py): pick the reader (asked for, or by
+content), read, walk.
 
 The HTTP route and `opspec check` both come through here, so a file gets the same answer from either.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -13,26 +13,40 @@ from app.core import collector
 from app.core.config import Settings, for_local_files, get_settings
 from app.core.diagnostics import Diagnostic
 from app.core.payload import LimitExceeded
-from app.formats import sniff
+from app.formats import readers
 from app.formats.errors import Malformed
 from app.formats.graph import RULES, Graph, GraphResult, walk
+from app.formats.readers import SNIFF_BYTES, Reader
 from app.formats.source import Source, unreadable
 from app.report.model import FileReport, Finding, RelatedPlace, RuleInfo, Unit, UnitVerdict
 
-FORMATS = ("onednn", "openvino", "onnx")
-SNIFFERS: tuple[tuple[str, Callable[[bytes], bool]], ...] = (
-    ("onnx", sniff.onnx_model),
-    ("openvino", sniff.openvino_ir),
-    ("onednn", sniff.onednn_json),
-)
 
-
-def detect(data: bytes) -> str | None:
-    head = data[: sniff.SNIFF_BYTES]
-    found = next((name for name, claims in SNIFFERS if claims(head)), None)
+def detect(data: bytes) -> Reader | None:
+    """The graph format whose sniff claims the content; JSON no sniff claims, the JSON graph format's (its
+    parser says where the text goes wrong); else None."""
+    head = data[:SNIFF_BYTES]
+    candidates = readers.graph_readers()
+    found = next((reader for reader in candidates if reader.sniff is not None and reader.sniff(head)), None)
     if found is None and head.lstrip()[:1] in (b"{", b"["):
-        return "onednn"  # the one JSON format here: its parser says where the text goes wrong
+        return next((reader for reader in candidates if ".json" in reader.suffixes), None)
     return found
+
+
+def _unknown() -> Malformed:
+    titles = [reader.title for reader in readers.graph_readers()]
+    expected = f"{', '.join(titles[:-1])} or {titles[-1]}" if len(titles) > 1 else titles[0]
+    return Malformed(
+        f"not a graph file this reader knows: expected {expected}; name the format with "
+        f"?format={'|'.join(readers.graph_formats())}"
+    )
+
+
+def reader_of(data: bytes, format: str | None) -> Reader:
+    """The row of the format named, else the one the content shows; Malformed for neither."""
+    reader = readers.graph_reader(format) if format else detect(data)
+    if reader is None:
+        raise _unknown()
+    return reader
 
 
 def refuse_oversize(size: int, settings: Settings) -> None:
@@ -45,31 +59,18 @@ def refuse_oversize(size: int, settings: Settings) -> None:
         )
 
 
-def parse(data: bytes, settings: Settings, format: str | None = None, weights: bytes | None = None) -> Graph:
+def parse(
+    data: bytes, settings: Settings, format: str | Reader | None = None, weights: bytes | None = None
+) -> Graph:
+    """The file read into a graph by its format's reader: the row given, or the format named, or the one
+    the content shows."""
     refuse_oversize(len(data) + len(weights or b""), settings)
-    format = format or detect(data)
-    # Each reader is imported when a file of its format comes: onnx takes a while to import, and a
-    # service or a check run that never meets an ONNX file should not pay for it.
-    if format == "onednn":
-        from app.formats import onednn
-
-        return onednn.parse(data, settings)
-    if format == "openvino":
-        from app.formats import openvino
-
-        return openvino.parse(data, settings, weights)
-    if format == "onnx":
-        from app.formats import onnx
-
-        return onnx.parse(data, settings)
-    raise Malformed(
-        "not a graph file this reader knows: expected oneDNN Graph JSON (an object with `graph`), OpenVINO "
-        "IR XML (<net>) or an ONNX model (protobuf); name the format with ?format=onednn|openvino|onnx"
-    )
+    reader = format if isinstance(format, Reader) else reader_of(data, format)
+    return reader.parse(data, settings, weights)
 
 
 def check(
-    data: bytes, settings: Settings, format: str | None = None, weights: bytes | None = None
+    data: bytes, settings: Settings, format: str | Reader | None = None, weights: bytes | None = None
 ) -> GraphResult:
     # Reading and walking allocate a few objects per node that all live until the answer is written.
     with collector.paused():
@@ -148,9 +149,12 @@ def _related(result: GraphResult, finding: Diagnostic) -> tuple[RelatedPlace, ..
     return tuple(places)
 
 
-def weights_beside(path: str | Path, size: int, settings: Settings) -> bytes | None:
-    """An IR's weights: the .bin beside its .xml, if there is one (both within max_graph_bytes)."""
-    beside = Path(path).with_suffix(".bin")
+def weights_beside(reader: Reader, path: str | Path, size: int, settings: Settings) -> bytes | None:
+    """The weights of a format that takes them: the file beside it with their extension (an IR's .bin
+    beside its .xml), if there is one (both within max_graph_bytes)."""
+    if reader.weights is None:
+        return None
+    beside = Path(path).with_suffix(reader.weights)
     if not beside.is_file():
         return None
     refuse_oversize(size + beside.stat().st_size, settings)
@@ -162,35 +166,27 @@ def check_file(path: str | Path, settings: Settings, format: str | None = None) 
     path = Path(path)
     refuse_oversize(path.stat().st_size, settings)
     data = path.read_bytes()
-    format = format or detect(data)
-    weights = weights_beside(path, len(data), settings) if format == "openvino" else None
-    return check(data, settings, format, weights)
+    reader = reader_of(data, format)
+    return check(data, settings, reader, weights_beside(reader, path, len(data), settings))
 
 
-def _read(format: str) -> Callable[[Source], FileReport]:
-    def read(source: Source) -> FileReport:
-        if source.error is not None:
-            return unreadable(FileReport(source.name, format), source.error)
-        # The file table's readers read what `opspec check` was given: the user's own files, bounded by
-        # the machine, not by what the service takes from a client (its size was bounded as it was read).
-        settings = for_local_files(get_settings())
-        try:
-            weights = None
-            if format == "openvino" and source.path is not None:
-                weights = weights_beside(source.path, len(source.data), settings)
-            result = check(source.data, settings, format, weights)
-            with collector.paused():  # (its units live as long as the nodes: the collector finds nothing)
-                return to_report(source.name, result)
-        except (Malformed, LimitExceeded) as exc:
-            where = (exc.line, exc.column) if isinstance(exc, Malformed) else (None, None)
-            report = FileReport(source.name, format)
-            report.findings.append(Finding("error", GRAPH_RULE.id, exc.message, exc.path, "", *where))
-            report.rules[GRAPH_RULE.id] = GRAPH_RULE
-            return report
-
-    return read
-
-
-read_onednn = _read("onednn")
-read_openvino = _read("openvino")
-read_onnx = _read("onnx")
+def read(reader: Reader, source: Source) -> FileReport:
+    """A graph file of the reader's format as `opspec check` reports it (the table's `Reader.read`)."""
+    if source.error is not None:
+        return unreadable(FileReport(source.name, reader.format), source.error)
+    # The file table's readers read what `opspec check` was given: the user's own files, bounded by
+    # the machine, not by what the service takes from a client (its size was bounded as it was read).
+    settings = for_local_files(get_settings())
+    try:
+        weights = None
+        if source.path is not None:
+            weights = weights_beside(reader, source.path, len(source.data), settings)
+        result = check(source.data, settings, reader, weights)
+        with collector.paused():  # (its units live as long as the nodes: the collector finds nothing)
+            return to_report(source.name, result)
+    except (Malformed, LimitExceeded) as exc:
+        where = (exc.line, exc.column) if isinstance(exc, Malformed) else (None, None)
+        report = FileReport(source.name, reader.format)
+        report.findings.append(Finding("error", GRAPH_RULE.id, exc.message, exc.path, "", *where))
+        report.rules[GRAPH_RULE.id] = GRAPH_RULE
+        return report

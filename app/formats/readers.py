@@ -1,46 +1,131 @@
-"""Which reader reads a file: a plain table, by extension and, where formats share one, by content.
+"""The table of file formats: one row per format, read by everything that varies by format.
 
-To add a format, write its module (a `read(source) -> FileReport`) and add a row above the
-descriptor row, which comes last because it takes any JSON the rows above did not claim. A reader whose
-library is slow to import (onnx) imports it inside its read function (app/formats/graphs.py), so a run
-that never meets its files never imports it.
+A row says which files are the format's (their extensions and, where formats share one, a test of the
+first bytes), which module reads them (imported when a file of the format first comes: onnx takes a
+while to import, and a run that never meets an ONNX file should not pay for it), whether the format
+takes weights beside it, and for a graph format the media types the graph route takes it as and how its
+refusals name it. From it come: which reader reads a file (`reader_for`), a graph's format when none is
+named (`detect`), the parse dispatch (`Reader.parse`), a folder walk's extensions, the format names of
+`?format=` and of the graph answer, the graph route's body types, and what `opspec check` imports before
+its worker processes fork.
+
+A new graph format is one module with a `parse(data, settings) -> Graph` (`parse(data, settings,
+weights)` where it takes weights) and one row above the descriptor row, which comes last because it
+takes any JSON the rows above did not claim. A sniff imports nothing: it runs on every file of its
+extensions, and on every file of none.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
-from app.formats import descriptors, graphs, sniff
-from app.formats.sniff import SNIFF_BYTES
 from app.formats.source import Source, unreadable
 from app.report.model import FileReport
+
+if TYPE_CHECKING:
+    from app.core.config import Settings
+    from app.formats.graph import Graph
+
+SNIFF_BYTES = 4096  # how much of a file a sniff sees
+
+
+def onnx_model(head: bytes) -> bool:
+    """An ONNX model's first field is ir_version (field 1, varint: byte 0x08); JSON and XML never start
+    with that byte."""
+    return head[:1] == b"\x08"
+
+
+def openvino_ir(head: bytes) -> bool:
+    text = head.lstrip()[:SNIFF_BYTES]
+    return text.startswith(b"<") and b"<net" in text
+
+
+def onednn_json(head: bytes) -> bool:
+    """A JSON object with a `"graph"` key near its start (benchdnn and the dumps write it after version,
+    engine_kind and fpmath_mode)."""
+    text = head.lstrip().removeprefix(b"\xef\xbb\xbf").lstrip()[:SNIFF_BYTES]
+    return text.startswith(b"{") and b'"graph"' in text
 
 
 @dataclass(frozen=True, slots=True)
 class Reader:
-    format: str
+    format: str  # the name `?format=`, the answers and the reports give it
     suffixes: tuple[str, ...]  # lower case, with the dot
-    read: Callable[[Source], FileReport]
+    module: str  # a graph format's module has `parse`; another format's, `read(source) -> FileReport`
     sniff: Callable[[bytes], bool] | None = None  # does this content belong to the format? None: all
+    graph: bool = True  # read into a graph and walked (app/formats/graphs.py)
+    weights: str | None = None  # the extension of the weights file beside it, which its parse takes
+    media_types: tuple[str, ...] = ()  # what POST /v1/graphs/validate takes it as
+    title: str = ""  # how a refusal names it: "an ONNX model (protobuf)"
+
+    def load(self) -> ModuleType:
+        return importlib.import_module(self.module)
+
+    def read(self, source: Source) -> FileReport:
+        """The file's report, as `opspec check` gives it."""
+        if self.graph:
+            from app.formats import graphs
+
+            return graphs.read(self, source)
+        return self.load().read(source)
+
+    def parse(self, data: bytes, settings: Settings, weights: bytes | None = None) -> Graph:
+        module = self.load()
+        return module.parse(data, settings, weights) if self.weights else module.parse(data, settings)
 
 
 READERS: list[Reader] = [
-    # graphs imports each format's reader (and its library) only when a file of that format comes
-    Reader("onnx", (".onnx",), graphs.read_onnx, sniff.onnx_model),
-    Reader("openvino", (".xml",), graphs.read_openvino, sniff.openvino_ir),  # net.bin beside it is read too
-    Reader("onednn", (".json",), graphs.read_onednn, sniff.onednn_json),
-    Reader(descriptors.FORMAT, (".json",), descriptors.read),
-]
+    Reader(
+        "onednn", (".json",), "app.formats.onednn", onednn_json,
+        media_types=("application/json",), title="oneDNN Graph JSON (an object with `graph`)",
+    ),
+    Reader(
+        "openvino", (".xml",), "app.formats.openvino", openvino_ir, weights=".bin",
+        media_types=("application/xml", "text/xml"), title="OpenVINO IR XML (<net>)",
+    ),
+    Reader(
+        "onnx", (".onnx",), "app.formats.onnx", onnx_model,
+        media_types=("application/octet-stream",), title="an ONNX model (protobuf)",
+    ),
+    Reader("descriptor-json", (".json",), "app.formats.descriptors", graph=False),
+]  # fmt: skip
 
-SUFFIXES = frozenset(suffix for reader in READERS for suffix in reader.suffixes)
-# Extensions every reader of which must recognise the content (.xml: only an OpenVINO IR is read), so a
-# folder's other XML files (a pom.xml) are passed over rather than reported as unreadable.
-CLAIMED_ONLY = frozenset(
-    suffix for suffix in SUFFIXES if all(r.sniff is not None for r in READERS if suffix in r.suffixes)
-)
+
+def graph_readers() -> list[Reader]:
+    return [reader for reader in READERS if reader.graph]
+
+
+def graph_formats() -> tuple[str, ...]:
+    """The graph formats' names, in the table's order: `?format=`'s values and the answer's."""
+    return tuple(reader.format for reader in graph_readers())
+
+
+def graph_reader(format: str) -> Reader | None:
+    return next((reader for reader in graph_readers() if reader.format == format), None)
+
+
+def suffixes() -> frozenset[str]:
+    return frozenset(suffix for reader in READERS for suffix in reader.suffixes)
+
+
+def graph_only_suffixes() -> frozenset[str]:
+    """Extensions only graph formats have (.onnx, .xml): such files are bounded as graphs are."""
+    others = {suffix for reader in READERS if not reader.graph for suffix in reader.suffixes}
+    return frozenset(s for reader in graph_readers() for s in reader.suffixes if s not in others)
+
+
+def claimed_only() -> frozenset[str]:
+    """Extensions every reader of which must recognise the content (.xml: only an OpenVINO IR is read),
+    so a folder's other files of them (a pom.xml) are passed over rather than reported as unreadable."""
+    return frozenset(
+        suffix for suffix in suffixes() if all(r.sniff is not None for r in READERS if suffix in r.suffixes)
+    )
 
 
 def reader_for(name: str, head: bytes) -> Reader:
@@ -65,13 +150,14 @@ def read_source(source: Source) -> FileReport:
 def walk(root: Path) -> Iterator[Path]:
     """Files under `root` that some reader reads, in a stable order; hidden folders (.git, .venv) are
     skipped, as are folders named node_modules."""
+    known, sniffed = suffixes(), claimed_only()
     for folder, subfolders, files in os.walk(root):
         subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d != "node_modules")
         for name in sorted(files):
             suffix = os.path.splitext(name)[1].lower()
-            if suffix in CLAIMED_ONLY and not _claimed(Path(folder, name), suffix):
+            if suffix in sniffed and not _claimed(Path(folder, name), suffix):
                 continue
-            if suffix in SUFFIXES:
+            if suffix in known:
                 yield Path(folder, name)
 
 

@@ -1,4 +1,9 @@
-"""The one explicit list of ops. Adding an op: a module here, a line below, a case file in specs/."""
+"""The one explicit list of ops: the seed ops (ReduceMax, SegmentMax, Max, Argmax), a module each, and the
+oneDNN Graph op set, a module per family whose members are `build(...)` calls (app/core/family.py).
+
+A new op of a family: a `build(...)` call in its family's module, added to the module's OPS, and cases in
+the family's file under specs/. A new family, or an op of its own: a module here, a line below, and a
+case file in specs/ (tests/test_specs.py holds every op to having cases)."""
 
 from __future__ import annotations
 

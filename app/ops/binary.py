@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from app.core import family
 from app.core.diagnostics import Rule
 from app.core.engine import Context, assumption_rules
-from app.core.family import ONEDNN, ONEDNN_VERSION, Attr, In, Out, attr, build, constraints, rows
+from app.core.family import ONEDNN, ONEDNN_VERSION, Attr, In, Out, attr, constraints, rows
 from app.core.mismatch import Tolerance
 from app.core.shapes import Shape, broadcast_shapes, dims_conflict, format_shape
 
@@ -214,7 +215,7 @@ F32_OPS = (
 )
 
 
-def binary(
+def build(
     kind: str,
     formula: str,
     fn: Callable[[np.ndarray, np.ndarray], np.ndarray],
@@ -234,7 +235,7 @@ def binary(
         dst = broadcast(kind, d, ctx, ((0, "src_0"), (1, "src_1")))
         return None if dst is False else [dst]  # type: ignore[list-item]
 
-    return build(
+    return family.build(
         kind,
         family=FAMILY,
         page=kind,
@@ -262,33 +263,33 @@ MIXED_NOTE = (
     "`{kind}.onednn.dtypes` warning and computed the same way."
 )
 
-ADD = binary("Add", "dst = src_0 + src_1, elementwise, with broadcasting.", np.add,
+ADD = build("Add", "dst = src_0 + src_1, elementwise, with broadcasting.", np.add,
              table=ARITHMETIC_S32, accepts=SCHEMA_S32, computed=F32_OPS,
              notes=(S32_NOTE, MIXED_NOTE.format(kind="Add")))  # fmt: skip
-SUBTRACT = binary("Subtract", "dst = src_0 - src_1, elementwise, with broadcasting.", np.subtract,
+SUBTRACT = build("Subtract", "dst = src_0 - src_1, elementwise, with broadcasting.", np.subtract,
                   table=ARITHMETIC_S32, accepts=SCHEMA_S32, computed=F32_OPS,
                   notes=(S32_NOTE, MIXED_NOTE.format(kind="Subtract")))  # fmt: skip
-MULTIPLY = binary("Multiply", "dst = src_0 * src_1, elementwise, with broadcasting.", np.multiply,
+MULTIPLY = build("Multiply", "dst = src_0 * src_1, elementwise, with broadcasting.", np.multiply,
                   table=ARITHMETIC, accepts=SCHEMA_MIX, computed=F32_OPS,
                   notes=(MIXED_NOTE.format(kind="Multiply"),))  # fmt: skip
-DIVIDE = binary("Divide", "dst = src_0 / src_1, elementwise, with broadcasting.", np.divide,
+DIVIDE = build("Divide", "dst = src_0 / src_1, elementwise, with broadcasting.", np.divide,
                 table=ARITHMETIC, accepts=SCHEMA_MIX, computed=F32_OPS,
                 notes=("IEEE division: x / 0 is +-inf, 0 / 0 and inf / inf are NaN, as oneDNN 3.13 gives.",
                        MIXED_NOTE.format(kind="Divide")))  # fmt: skip
-MAXIMUM = binary("Maximum", "dst = max(src_0, src_1), elementwise, with broadcasting.", maximum,
+MAXIMUM = build("Maximum", "dst = max(src_0, src_1), elementwise, with broadcasting.", maximum,
                  table=ONE_FLOAT, accepts=SCHEMA_T, computed="src_0 > src_1 ? src_0 : src_1 in f32, rounded once to dst",
                  notes=("On a tie or a NaN, src_1 is the answer, as oneDNN 3.13 computes it (measured on every "
                         "broadcast layout): Maximum(-0, +0) = +0 but Maximum(+0, -0) = -0; Maximum(NaN, 1) = 1 but "
                         "Maximum(1, NaN) = NaN. The page says max(); the seed op Max (ONNX) lets NaN absorb.",))  # fmt: skip
-MINIMUM = binary("Minimum", "dst = min(src_0, src_1), elementwise, with broadcasting.", minimum,
+MINIMUM = build("Minimum", "dst = min(src_0, src_1), elementwise, with broadcasting.", minimum,
                  table=ONE_FLOAT, accepts=SCHEMA_T, computed="src_0 < src_1 ? src_0 : src_1 in f32, rounded once to dst",
                  notes=("On a tie or a NaN, src_1 is the answer, as oneDNN 3.13 computes it: Minimum(-0, +0) = +0, "
                         "Minimum(+0, -0) = -0, Minimum(NaN, 1) = 1, Minimum(1, NaN) = NaN.",))  # fmt: skip
-SQUARED_DIFFERENCE = binary(
+SQUARED_DIFFERENCE = build(
     "SquaredDifference", "dst = (src_0 - src_1)^2, elementwise, with broadcasting.", squared_difference,
     table=ONE_FLOAT, accepts=SCHEMA_T, computed="d = src_0 - src_1 and d * d, two IEEE f32 operations, rounded once to dst",
 )  # fmt: skip
-GREATER_EQUAL = binary(
+GREATER_EQUAL = build(
     "GreaterEqual", "dst = src_0 >= src_1, elementwise, with broadcasting; a boolean tensor.", np.greater_equal,
     table=rows("src_0 src_1 dst", "f32 f32 boolean", "bf16 bf16 boolean", "f16 f16 boolean", "s32 s32 boolean"),
     accepts=constraints("src_0:T1 src_1:T1 dst:T2", T1=f"{FLOATS} s32", T2="boolean"),
@@ -336,7 +337,7 @@ def _select(d: Any, arrays: Sequence[np.ndarray], out: Sequence[np.dtype]) -> li
     return [np.where(arrays[0].astype(bool, copy=False), arrays[1], arrays[2])]
 
 
-SELECT = build(
+SELECT = family.build(
     "Select",
     family=FAMILY,
     page="Select",
@@ -466,7 +467,7 @@ SUM_TOLERANCE = Tolerance(
     "oneDNN's order is its own (measured: up to 10 ulps apart on 40 standard-normal terms)",
 )
 
-BIAS_ADD = build(
+BIAS_ADD = family.build(
     "BiasAdd",
     family=FAMILY,
     page="BiasAdd",
@@ -493,7 +494,7 @@ BIAS_ADD = build(
     notes=(f"Computed as {F32_OPS}; bias[c] is added to every element of channel c.",),
 )
 
-BIAS_ADD_BACKWARD = build(
+BIAS_ADD_BACKWARD = family.build(
     "BiasAddBackward",
     family=FAMILY,
     page="BiasAddBackward",
@@ -596,7 +597,7 @@ def _prelu(d: Any, arrays: Sequence[np.ndarray], out: Sequence[np.dtype]) -> lis
         return [np.where(zero > src, zero, src) + slope * np.where(zero < src, zero, src)]
 
 
-PRELU = build(
+PRELU = family.build(
     "PReLU",
     family=FAMILY,
     page="PReLU",
@@ -702,7 +703,7 @@ def _prelu_backward(d: Any, arrays: Sequence[np.ndarray], out: Sequence[np.dtype
     return [diff_src, np.asarray(total, np.float32).reshape(slope_in.shape)]
 
 
-PRELU_BACKWARD = build(
+PRELU_BACKWARD = family.build(
     "PReLUBackward",
     family=FAMILY,
     page="PReLUBackward",
@@ -773,7 +774,7 @@ def _pow_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
     return [d.inputs[0].shape]
 
 
-POW = build(
+POW = family.build(
     "Pow",
     family=FAMILY,
     page="Pow",

@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 
-from app.core import dims
+from app.core import dims, family
 from app.core.diagnostics import Rule
 from app.core.engine import Context
-from app.core.family import ONEDNN_VERSION, Attr, In, Out, build, rows
+from app.core.family import ONEDNN_VERSION, Attr, In, Out, rows
 from app.core.mismatch import Tolerance
 from app.core.numbers import show
 from app.core.registry import KernelSteps, OpSpec
@@ -777,11 +777,11 @@ def _rules(member: Member, page: str) -> tuple[Rule, ...]:
     return tuple(out)
 
 
-def _member(
+def build(
     member: Member, *, summary: str, inputs, outputs, table, weights_formats: tuple[str, ...], examples=()
 ) -> OpSpec:
     page = f"oneDNN Graph {member.kind}"
-    return build(
+    return family.build(
         member.kind,
         family=FAMILY,
         page=page,
@@ -829,7 +829,7 @@ CONV_WEIGHTS = ("OIX", "XIO")
 TRANSPOSED_WEIGHTS = ("OIX", "XIO", "IOX", "XOI")  # the table's two, the note's two (oneDNN's default XOI)
 
 SPECS: dict[str, OpSpec] = {}
-SPECS["Convolution"] = _member(
+SPECS["Convolution"] = build(
     CONVOLUTION,
     summary="dst = src correlated with weights (+ bias), with strides, dilations, pads and groups.",
     inputs=(In("src", "The data, NCX or NXC."), In("weights", "OIX or XIO."),
@@ -850,7 +850,7 @@ SPECS["Convolution"] = _member(
         },
     ),
 )  # fmt: skip
-SPECS["ConvTranspose"] = _member(
+SPECS["ConvTranspose"] = build(
     CONV_TRANSPOSE,
     summary="dst = the transposed convolution of src with weights (+ bias): each src element spreads its "
     "kernel over dst.",
@@ -860,7 +860,7 @@ SPECS["ConvTranspose"] = _member(
     table=rows("src weights bias dst", *FLOATS),
     weights_formats=TRANSPOSED_WEIGHTS,
 )  # fmt: skip
-SPECS["ConvolutionBackwardData"] = _member(
+SPECS["ConvolutionBackwardData"] = build(
     CONV_BWD_DATA,
     summary="diff_src = the gradient of Convolution with respect to src: diff_dst spread back through weights.",
     inputs=(In("diff_dst", "The gradient of Convolution's dst."), In("weights", "OIX or XIO."),
@@ -870,7 +870,7 @@ SPECS["ConvolutionBackwardData"] = _member(
     table=rows("diff_dst weights dst_shape diff_src", *SHAPE_ROWS),
     weights_formats=CONV_WEIGHTS,
 )  # fmt: skip
-SPECS["ConvolutionBackwardWeights"] = _member(
+SPECS["ConvolutionBackwardWeights"] = build(
     CONV_BWD_WEIGHTS,
     summary="diff_weights = the gradient of Convolution with respect to weights: src's windows times diff_dst.",
     inputs=(In("src", "Convolution's src."), In("diff_dst", "The gradient of Convolution's dst."),
@@ -880,7 +880,7 @@ SPECS["ConvolutionBackwardWeights"] = _member(
     table=rows("src diff_dst weights_shape diff_weights", *SHAPE_ROWS),
     weights_formats=CONV_WEIGHTS,
 )  # fmt: skip
-SPECS["ConvTransposeBackwardData"] = _member(
+SPECS["ConvTransposeBackwardData"] = build(
     CONVT_BWD_DATA,
     summary="diff_src = the gradient of ConvTranspose with respect to src: diff_dst correlated with weights.",
     inputs=(In("diff_dst", "The gradient of ConvTranspose's dst."),
@@ -889,7 +889,7 @@ SPECS["ConvTransposeBackwardData"] = _member(
     table=rows("diff_dst weights diff_src", "f32 f32 f32", "bf16 bf16 bf16", "f16 f16 f16"),
     weights_formats=TRANSPOSED_WEIGHTS,
 )  # fmt: skip
-SPECS["ConvTransposeBackwardWeights"] = _member(
+SPECS["ConvTransposeBackwardWeights"] = build(
     CONVT_BWD_WEIGHTS,
     summary="diff_weights = the gradient of ConvTranspose with respect to weights.",
     inputs=(In("src", "ConvTranspose's src."), In("diff_dst", "The gradient of ConvTranspose's dst."),

@@ -20,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
+from app.core import family
 from app.core.diagnostics import Rule
 from app.core.engine import Context
-from app.core.family import ONEDNN_VERSION, Attr, In, Out, build, constraints, rows
+from app.core.family import ONEDNN_VERSION, Attr, In, Out, constraints, rows
 from app.core.mismatch import Tolerance
 from app.core.numbers import show
 from app.core.rounding import round_once
@@ -109,7 +110,7 @@ def _scalar_rule(kind: str, attrs: Sequence[Attr]) -> tuple[Rule, ...]:
     )
 
 
-def unary(
+def build(
     kind: str,
     formula: str,
     fn: Formula,
@@ -126,7 +127,7 @@ def unary(
         with np.errstate(all="ignore"):  # inf and NaN are answers here, not faults
             return [round_once(fn(_values(d, attrs), arrays[0].astype(np.float64)), out[0])]
 
-    return build(
+    return family.build(
         kind,
         family=FAMILY,
         page=kind,
@@ -188,7 +189,7 @@ def _gradient_shape(kind: str, first: str) -> Callable:
     return rule
 
 
-def backward(
+def build_backward(
     kind: str,
     formula: str,
     fn: Gradient,
@@ -211,7 +212,7 @@ def backward(
             x, g = (a.astype(np.float64) for a in arrays)
             return [round_once(fn(_values(d, attrs), x, g), out[0])]
 
-    return build(
+    return family.build(
         kind,
         family=FAMILY,
         page=kind,
@@ -420,8 +421,8 @@ TOL = {name: Tolerance(ulps=u, absolute=a, why=why) for name, (u, a, why) in _TO
 
 # --- the members ----------------------------------------------------------------------------------
 
-ABS = unary("Abs", "dst = |src| (IEEE abs: -0 gives +0).", lambda v, x: np.abs(x), table=FLOAT_SAME_F16)
-CLAMP = unary(
+ABS = build("Abs", "dst = |src| (IEEE abs: -0 gives +0).", lambda v, x: np.abs(x), table=FLOAT_SAME_F16)
+CLAMP = build(
     "Clamp",
     "dst = min(max(src, min), max): src where min < src < max, else the bound it passes (NaN gives min).",
     lambda v, x: select_max(select_min(x, v["min"]), v["max"]),
@@ -430,7 +431,7 @@ CLAMP = unary(
     rules=_clamp_rules("Clamp"),
     table=FLOAT_SAME_F16,
 )
-ELU = unary(
+ELU = build(
     "Elu",
     "dst = src if src > 0, else alpha * (e^src - 1).",
     lambda v, x: np.where(x > 0, x, v["alpha"] * np.expm1(x)),
@@ -444,7 +445,7 @@ ELU = unary(
     notes=("oneDNN 3.13 (AVX2) gives +0 for Elu(-0) and for tiny negative src (subnormals read as 0).",),
     table=FLOAT_SAME_F16,
 )  # fmt: skip
-EXP = unary(
+EXP = build(
     "Exp",
     "dst = e^src.",
     lambda v, x: np.exp(x),
@@ -452,7 +453,7 @@ EXP = unary(
     notes=("oneDNN 3.13 (AVX2) gives inf for a NaN src, and 0 for results below about 2^-125.",),
     table=FLOAT_SAME_F16,
 )
-GELU = unary(
+GELU = build(
     "GELU",
     "dst = 0.5 * src * (1 + erf(src / sqrt(2))); with mode gelu_tanh, "
     "0.5 * src * (1 + tanh(sqrt(2 / pi) * (src + 0.044715 * src^3))).",
@@ -462,26 +463,26 @@ GELU = unary(
     notes=("The page writes erf(src) / sqrt(2); erf(src / sqrt(2)) is meant (oneDNN computes it).",),
     table=FLOAT_SAME_F16,
 )
-HARD_SIGMOID = unary(
+HARD_SIGMOID = build(
     "HardSigmoid",
     "dst = max(0, min(1, alpha * src + beta)) (NaN gives 1: min and max ignore a NaN).",
     lambda v, x: np.fmax(0.0, np.fmin(1.0, v["alpha"] * x + v["beta"])),
     attrs=(HS_ALPHA, HS_BETA),
     tolerance=TOL["hardsigmoid"],
 )
-HARD_SWISH = unary(
+HARD_SWISH = build(
     "HardSwish",
     "dst = src * min(max(src + 3, 0), 6) / 6.",
     lambda v, x: hardswish(x),
     tolerance=TOL["hardswish"],
 )
-LEAKY_RELU = unary(
+LEAKY_RELU = build(
     "LeakyReLU",
     "dst = src if src >= 0, else alpha * src (one product, rounded once).",
     lambda v, x: np.where(x >= 0, x, v["alpha"] * x),
     attrs=(LEAKY_ALPHA,),
 )
-LOG = unary(
+LOG = build(
     "Log",
     "dst = ln(src) (-inf at 0, NaN below).",
     lambda v, x: np.log(x),
@@ -491,10 +492,10 @@ LOG = unary(
     ),
     table=FLOAT_SAME_F16,
 )
-MISH = unary(
+MISH = build(
     "Mish", "dst = src * tanh(ln(1 + e^src)).", lambda v, x: x * np.tanh(softplus(x)), tolerance=TOL["mish"]
 )
-RECIPROCAL = unary(
+RECIPROCAL = build(
     "Reciprocal",
     "dst = 1 / src, rounded once; inf where src is 0 (either zero, as the page writes).",
     lambda v, x: reciprocal(x),
@@ -502,37 +503,37 @@ RECIPROCAL = unary(
         "oneDNN 3.13 runs Reciprocal only fused with a following op (benchdnn's Reciprocal + Multiply), not alone.",
     ),
 )
-RELU = unary("ReLU", "dst = src if src > 0, else 0 (+0; NaN gives 0).", lambda v, x: np.where(x > 0, x, 0.0))
-ROUND = unary(
+RELU = build("ReLU", "dst = src if src > 0, else 0 (+0; NaN gives 0).", lambda v, x: np.where(x > 0, x, 0.0))
+ROUND = build(
     "Round",
     "dst = src rounded to the nearest integer, ties to even.",
     lambda v, x: np.rint(x),
     table=FLOAT_SAME_F16,
 )
-SIGMOID = unary("Sigmoid", "dst = 1 / (1 + e^-src).", lambda v, x: sigmoid(x), tolerance=TOL["exp"])
-SOFT_PLUS = unary(
+SIGMOID = build("Sigmoid", "dst = 1 / (1 + e^-src).", lambda v, x: sigmoid(x), tolerance=TOL["exp"])
+SOFT_PLUS = build(
     "SoftPlus",
     "dst = 1/beta * ln(e^(beta * src) + 1).",
     lambda v, x: softplus(v["beta"] * x) / v["beta"],
     attrs=(SOFTPLUS_BETA,),
     tolerance=TOL["softplus"],
 )
-SQRT = unary(
+SQRT = build(
     "Sqrt",
     "dst = sqrt(src), rounded once (-0 gives -0, below 0 NaN).",
     lambda v, x: np.sqrt(x),
     table=FLOAT_SAME_F16,
 )
-SQUARE = unary("Square", "dst = src * src, rounded once.", lambda v, x: x * x, table=FLOAT_SAME_F16)
-TANH = unary("Tanh", "dst = tanh(src).", lambda v, x: np.tanh(x), tolerance=TOL["tanh"])
+SQUARE = build("Square", "dst = src * src, rounded once.", lambda v, x: x * x, table=FLOAT_SAME_F16)
+TANH = build("Tanh", "dst = tanh(src).", lambda v, x: np.tanh(x), tolerance=TOL["tanh"])
 
-ABS_BACKWARD = backward(
+ABS_BACKWARD = build_backward(
     "AbsBackward",
     "diff_src = diff_dst if src > 0, -diff_dst if src < 0, 0 if src = 0 (NaN src gives NaN).",
     lambda v, x, g: g * np.where(x > 0, 1.0, np.where(x < 0, -1.0, np.where(x == 0, 0.0, np.nan))),
     notes=("oneDNN 3.13 (AVX2) gives diff_dst, not NaN, where src is NaN.",),
 )
-CLAMP_BACKWARD = backward(
+CLAMP_BACKWARD = build_backward(
     "ClampBackward",
     "diff_src = diff_dst where min < src (or dst) < max, else 0.",
     lambda v, x, g: g * ((x > v["min"]) & (x < v["max"])),
@@ -541,7 +542,7 @@ CLAMP_BACKWARD = backward(
     check=_clamp_bounds,
     rules=_clamp_rules("ClampBackward"),
 )
-ELU_BACKWARD = backward(
+ELU_BACKWARD = build_backward(
     "EluBackward",
     "diff_src = diff_dst where x > 0, else diff_dst * alpha * e^src (from dst: diff_dst * (dst + alpha)).",
     elu_grad,
@@ -551,47 +552,47 @@ ELU_BACKWARD = backward(
     check=_elu_alpha_error,
     rules=(Rule("EluBackward.attrs.alpha", "alpha is non-negative.", "oneDNN Graph EluBackward, Operation attributes"),),
 )  # fmt: skip
-GELU_BACKWARD = backward(
+GELU_BACKWARD = build_backward(
     "GELUBackward",
     "diff_src = diff_dst * GELU'(src), for the mode's GELU.",
     gelu_grad,
     attrs=(GELU_MODE,),
     tolerance=TOL["gelu_gradient"],
 )
-HARD_SIGMOID_BACKWARD = backward(
+HARD_SIGMOID_BACKWARD = build_backward(
     "HardSigmoidBackward",
     "diff_src = diff_dst * alpha where 0 < alpha * src + beta < 1, else 0.",
     lambda v, x, g: g * np.where((v["alpha"] * x + v["beta"] > 0) & (v["alpha"] * x + v["beta"] < 1), v["alpha"], 0.0),
     attrs=(HS_ALPHA, HS_BETA),
 )  # fmt: skip
-HARD_SWISH_BACKWARD = backward(
+HARD_SWISH_BACKWARD = build_backward(
     "HardSwishBackward",
     "diff_src = 0 where src <= -3, diff_dst where src >= 3, else diff_dst * (2 * src + 3) / 6.",
     lambda v, x, g: g * hardswish_grad(x),
     tolerance=TOL["gradient"],
 )
-MISH_BACKWARD = backward(
+MISH_BACKWARD = build_backward(
     "MishBackward",
     "diff_src = diff_dst * e^src * omega / delta^2, omega = e^3src + 4e^2src + e^src(4src + 6) + 4(src + 1), "
     "delta = e^2src + 2e^src + 2.",
     lambda v, x, g: g * mish_grad(x),
     tolerance=TOL["gradient"],
 )
-RELU_BACKWARD = backward(
+RELU_BACKWARD = build_backward(
     "ReLUBackward",
     "diff_src = diff_dst where src (or dst) > 0, else 0.",
     lambda v, x, g: g * (x > 0),
     use_dst=True,
     notes=("oneDNN 3.13 (AVX2) gives diff_dst, not 0, where src is NaN.",),
 )
-SIGMOID_BACKWARD = backward(
+SIGMOID_BACKWARD = build_backward(
     "SigmoidBackward",
     "diff_src = diff_dst * s * (1 - s), s = sigmoid(src) (or dst).",
     lambda v, x, g: g * _from(v, x, sigmoid) * (1 - _from(v, x, sigmoid)),
     use_dst=True,
     tolerance=TOL["gradient"],
 )
-SOFT_PLUS_BACKWARD = backward(
+SOFT_PLUS_BACKWARD = build_backward(
     "SoftPlusBackward",
     "diff_src = diff_dst * sigmoid(beta * src).",
     lambda v, x, g: g * sigmoid(v["beta"] * x),
@@ -599,14 +600,14 @@ SOFT_PLUS_BACKWARD = backward(
     tolerance=TOL["gradient"],
     table=GRADIENT_SAME_BF16,
 )
-SQRT_BACKWARD = backward(
+SQRT_BACKWARD = build_backward(
     "SqrtBackward",
     "diff_src = diff_dst / (2 * sqrt(src)) (or / (2 * dst)).",
     lambda v, x, g: g / (2 * _from(v, x, np.sqrt)),
     use_dst=True,
     tolerance=TOL["sqrt_gradient"],
 )
-TANH_BACKWARD = backward(
+TANH_BACKWARD = build_backward(
     "TanhBackward",
     "diff_src = diff_dst * (1 - t^2), t = tanh(src) (or dst).",
     lambda v, x, g: g * (1 - _from(v, x, np.tanh) ** 2),

@@ -25,11 +25,11 @@ from typing import Any
 
 import numpy as np
 
-from app.core import data_format, dims
+from app.core import data_format, dims, family
 from app.core.data_format import DATA_FORMAT
 from app.core.diagnostics import Rule
 from app.core.engine import Context
-from app.core.family import ONEDNN, Attr, In, Out, attr, build, rows
+from app.core.family import ONEDNN, Attr, In, Out, attr, rows
 from app.core.mismatch import Tolerance
 from app.core.numbers import show
 from app.core.shapes import Dim, Shape, dims_conflict, format_shape
@@ -339,13 +339,13 @@ KIND = "Interpolate"
 BACKWARD = "InterpolateBackward"
 
 
-def _member(kind: str, summary: str, inputs: tuple[In, ...], output: Out, table: Any, **more: Any):
-    return build(kind, family=FAMILY, page=kind, summary=summary, inputs=inputs, outputs=(output,), table=table,
+def build(kind: str, summary: str, inputs: tuple[In, ...], output: Out, table: Any, **more: Any):
+    return family.build(kind, family=FAMILY, page=kind, summary=summary, inputs=inputs, outputs=(output,), table=table,
                  accepts=None, attrs=ATTRS, rules=_rules(kind, backward=kind == BACKWARD), tolerance=TOLERANCE,
                  **more)  # fmt: skip
 
 
-INTERPOLATE = _member(
+INTERPOLATE = build(
     KIND,
     "Resizes src's spatial dims to sizes (or by scales), by nearest or linear interpolation.",
     (
@@ -357,7 +357,7 @@ INTERPOLATE = _member(
     shape=_interpolate_shape,
     kernel=_interpolate,
 )
-INTERPOLATE_BACKWARD = _member(
+INTERPOLATE_BACKWARD = build(
     BACKWARD,
     "The gradient of Interpolate: each diff_dst value goes back to the src positions it came from.",
     (

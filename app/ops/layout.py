@@ -17,11 +17,11 @@ from typing import Any, Literal
 import numpy as np
 from pydantic import Field, create_model
 
-from app.core import dims
+from app.core import dims, family
 from app.core.diagnostics import Rule
 from app.core.dtypes import DTYPES
 from app.core.engine import Context, NotEvaluable, assumption_rules
-from app.core.family import ONEDNN, ONEDNN_VERSION, Attr, In, Out, attr, build, constraints, rows
+from app.core.family import ONEDNN, ONEDNN_VERSION, Attr, In, Out, attr, constraints, rows
 from app.core.numbers import show
 from app.core.registry import Attrs, Descriptor, OpSpec, OutputType, Port
 from app.core.shapes import (
@@ -41,10 +41,10 @@ FLOAT_SCHEMA = constraints("src:T dst:T", T="f32 bf16 f16")
 SRC = In("src", "The tensor.")
 
 
-def member(kind: str, **fields: Any) -> Any:
+def build(kind: str, **fields: Any) -> Any:
     """A member of the family: its page is its kind; one src, the float table, unless it says otherwise."""
     defaults = {"inputs": (SRC,), "table": FLOAT_SAME, "accepts": FLOAT_SCHEMA}
-    return build(kind, family=FAMILY, page=kind, **{**defaults, **fields})
+    return family.build(kind, family=FAMILY, page=kind, **{**defaults, **fields})
 
 
 def _page(kind: str) -> str:
@@ -152,7 +152,7 @@ def _operand(dim: Dim) -> str:
     )
 
 
-STATIC_RESHAPE = member(
+STATIC_RESHAPE = build(
     RESHAPE,
     summary="dst = src with the dims of `shape` (-1 inferred; 0 copies src's dim with special_zero).",
     outputs=(Out("dst", "shape's dims; src's dtype."),),
@@ -216,7 +216,7 @@ def _transpose(d: Any, ctx: Context) -> list[Shape] | None:
     return [tuple(src[axis] for axis in wrap_axes(order, rank))]
 
 
-STATIC_TRANSPOSE = member(
+STATIC_TRANSPOSE = build(
     TRANSPOSE,
     summary="dst = src with its dims permuted: dst dim i is src dim order[i].",
     outputs=(Out("dst", "src's dims in `order`; src's dtype."),),
@@ -287,7 +287,7 @@ def _concat(d: Any, ctx: Context) -> list[Shape] | None:
     return [tuple(out)] if ok else None
 
 
-CONCAT_OP = member(
+CONCAT_OP = build(
     CONCAT,
     summary="dst = the inputs joined along `axis`, in order.",
     inputs=(In("src_i", "The tensors to join: one or more, of one dtype and rank.", variadic=True),),
@@ -330,7 +330,7 @@ def _indices(d: Any, arrays: Sequence[np.ndarray], out: Sequence[np.dtype]) -> l
     return [np.broadcast_to(np.arange(src.shape[axis], dtype=np.int32).reshape(shape), src.shape).copy()]
 
 
-GEN_INDEX = member(
+GEN_INDEX = build(
     GENINDEX,
     summary="dst[i...] = the index of i... along `axis`, as s32, in src's shape.",
     outputs=(Out("dst", "src's shape, s32."),),
@@ -380,7 +380,7 @@ def _dropout_kernel(d: Any, arrays: Sequence[np.ndarray], out: Sequence[np.dtype
     )
 
 
-DROPOUT_OP = member(
+DROPOUT_OP = build(
     DROPOUT,
     summary="dst = mask * src / (1 - P), mask = PRNG(seed, offset) > P; mask optionally given as u8.",
     inputs=(SRC, In("seed", "The PRNG's seed."), In("offset", "The PRNG's offset."),
@@ -410,7 +410,7 @@ DROPOUT_OP = member(
 
 # --- End ------------------------------------------------------------------------------------------
 
-END = member(
+END = build(
     "End",
     summary="Marks where a tensor's uses end; one input, no outputs.",
     outputs=(),

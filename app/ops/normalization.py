@@ -20,11 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from app.core import data_format, dims
+from app.core import data_format, dims, family
 from app.core.data_format import DATA_FORMAT
 from app.core.diagnostics import Rule
 from app.core.engine import Context
-from app.core.family import ONEDNN, Attr, In, Out, attr, build, constraints, rows
+from app.core.family import ONEDNN, Attr, In, Out, attr, constraints, rows
 from app.core.mismatch import Tolerance
 from app.core.numbers import show
 from app.core.shapes import Shape, broadcast_shapes, dims_conflict, format_shape
@@ -80,14 +80,12 @@ def norm_schema(data: Sequence[str], order: Sequence[str], t2: str = "f32 bf16")
     return names, frozenset(r for r in admitted if not (r[other] == "bf16" and r[src] != "bf16"))
 
 
-def member(
-    kind: str, *, data: Sequence[str], inputs, outputs, pairs=PAIRS, t2: str = "f32 bf16", **more: Any
-):
+def build(kind: str, *, data: Sequence[str], inputs, outputs, pairs=PAIRS, t2: str = "f32 bf16", **more: Any):
     """A member of the family: its page's name, the table and schema over its ports (`data` the ports
     that take src's dtype, the others the statistics' dtype), TOLERANCE unless it states its own."""
     ports = tuple(port.name for port in (*inputs, *outputs))
     more.setdefault("tolerance", TOLERANCE)
-    return build(kind, family=FAMILY, page=kind, inputs=inputs, outputs=outputs,
+    return family.build(kind, family=FAMILY, page=kind, inputs=inputs, outputs=outputs,
                  table=norm_table(data, ports, pairs), accepts=norm_schema(data, ports, t2), **more)  # fmt: skip
 
 
@@ -325,7 +323,7 @@ def _bn_inference(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any]) -> l
         return [(x - mean) * scale + beta]
 
 
-BN_INFERENCE = member(
+BN_INFERENCE = build(
     "BatchNormInference",
     summary="dst = gamma * (src - mean) / sqrt(variance + epsilon) + beta, per channel.",
     inputs=(
@@ -390,7 +388,7 @@ def _bn_forward(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any]) -> lis
     return [dst, running_mean, running_var, mean, var]
 
 
-BN_FORWARD = member(
+BN_FORWARD = build(
     BNF,
     summary="Batch normalization with the batch's own mean and variance per channel; also the running and "
     "batch statistics.",
@@ -491,7 +489,7 @@ def _bn_backward(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any]) -> li
     return [diff_src, diff_gamma, diff_beta]
 
 
-BN_BACKWARD = member(
+BN_BACKWARD = build(
     BNB,
     summary="Gradients of batch normalization in training: diff_src, and diff_gamma, diff_beta per channel.",
     inputs=(
@@ -610,7 +608,7 @@ def _wrapped_begin(d: Any, rank: int) -> int:
 
 LN_ATTRS = (KEEP_STATS, BEGIN_NORM_AXIS, USE_AFFINE, EPSILON)
 
-LAYER_NORM = member(
+LAYER_NORM = build(
     LN,
     summary="dst = gamma * (src - mean) / sqrt(variance + epsilon) + beta, mean and variance over the dims "
     "from begin_norm_axis to the last.",
@@ -686,7 +684,7 @@ def _layer_norm_backward(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any
     return results
 
 
-LAYER_NORM_BACKWARD = member(
+LAYER_NORM_BACKWARD = build(
     LNB,
     summary="Gradients of LayerNorm: diff_src, and diff_gamma, diff_beta with use_affine.",
     inputs=(
@@ -789,7 +787,7 @@ def _group_norm(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any]) -> lis
     return [dst, mean.reshape(x.shape[0], groups), var.reshape(x.shape[0], groups)]
 
 
-GROUP_NORM = member(
+GROUP_NORM = build(
     GN,
     summary="dst = gamma * (src - mean) / sqrt(variance + epsilon) + beta, mean and variance per batch "
     "element and group of channels.",
@@ -868,7 +866,7 @@ def _rms_norm(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any]) -> list[
     return [dst]
 
 
-RMS_NORM = member(
+RMS_NORM = build(
     RMS,
     summary="dst = gamma * src / sqrt(mean(src^2) + epsilon), the mean over the dims from begin_norm_axis "
     "to the last.",

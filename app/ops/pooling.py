@@ -23,11 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from app.core import data_format
+from app.core import data_format, family
 from app.core.data_format import DATA_FORMAT
 from app.core.diagnostics import Rule
 from app.core.engine import Context
-from app.core.family import ONEDNN, Attr, In, Out, attr, build, constraints, rows
+from app.core.family import ONEDNN, Attr, In, Out, attr, constraints, rows
 from app.core.mismatch import Tolerance
 from app.core.numbers import show
 from app.core.registry import KernelSteps
@@ -517,9 +517,9 @@ def _max_pool_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
     return [shape] if ok else None
 
 
-def _forward_op(kind: str, summary: str, attrs: tuple[Attr, ...], **more: Any):
+def build(kind: str, summary: str, attrs: tuple[Attr, ...], **more: Any):
     """AvgPool or MaxPool: src to dst, one dtype."""
-    return build(
+    return family.build(
         kind,
         family=FAMILY,
         page=kind,
@@ -534,7 +534,7 @@ def _forward_op(kind: str, summary: str, attrs: tuple[Attr, ...], **more: Any):
     )
 
 
-AVG_POOL = _forward_op(
+AVG_POOL = build(
     "AvgPool",
     "The average of each window of src (padded positions counted or not, per exclude_pad).",
     (*WINDOW, EXCLUDE_PAD, ROUNDING, AUTO_PAD, DATA_FORMAT),
@@ -543,7 +543,7 @@ AVG_POOL = _forward_op(
     kernel=_avg_pool,
     tolerance=AVG_TOLERANCE,
 )
-MAX_POOL = _forward_op(
+MAX_POOL = build(
     "MaxPool",
     "The maximum of each window of src (padding never wins).",
     (*WINDOW, ROUNDING, AUTO_PAD, DILATIONS, DATA_FORMAT),
@@ -562,7 +562,7 @@ def _max_pool_backward_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
     return [src] if ok else None
 
 
-MAX_POOL_BACKWARD = build(
+MAX_POOL_BACKWARD = family.build(
     "MaxPoolBackward",
     family=FAMILY,
     page="MaxPoolBackward",
@@ -646,7 +646,7 @@ def _avg_pool_backward_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
     return [src] if ok else None
 
 
-AVG_POOL_BACKWARD = build(
+AVG_POOL_BACKWARD = family.build(
     APB,
     family=FAMILY,
     page=APB,

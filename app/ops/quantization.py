@@ -21,21 +21,10 @@ from typing import Any
 import ml_dtypes
 import numpy as np
 
-from app.core import dims
+from app.core import dims, family
 from app.core.diagnostics import Rule
 from app.core.engine import Context
-from app.core.family import (
-    ONEDNN,
-    ONEDNN_VERSION,
-    Attr,
-    In,
-    Out,
-    attr,
-    build,
-    constraints,
-    rows,
-    same_as_input,
-)
+from app.core.family import ONEDNN, ONEDNN_VERSION, Attr, In, Out, attr, constraints, rows, same_as_input
 from app.core.numbers import show
 from app.core.shapes import Shape, axis_problems, format_shape, wrap_axes
 
@@ -369,9 +358,9 @@ AXIS_NOTE = (
 )
 
 
-def member(kind: str, **fields: Any) -> Any:
+def build(kind: str, **fields: Any) -> Any:
     """A member of the family: its page is its kind; one src and one dst unless it says otherwise."""
-    return build(kind, family=FAMILY, page=kind, **{"inputs": (SRC,), "outputs": (DST,), **fields})
+    return family.build(kind, family=FAMILY, page=kind, **{"inputs": (SRC,), "outputs": (DST,), **fields})
 
 
 def checked(check: Any, kind: str) -> Any:
@@ -384,18 +373,18 @@ def checked(check: Any, kind: str) -> Any:
     return rule
 
 
-def static(kind: str, fn: Any, **fields: Any) -> Any:
+def build_static(kind: str, fn: Any, **fields: Any) -> Any:
     """Quantize or Dequantize: scales and zps as attributes."""
-    return member(kind, shape=checked(_check_static, kind), kernel=_static(fn), rules=_rules(kind, dynamic=False),
+    return build(kind, shape=checked(_check_static, kind), kernel=_static(fn), rules=_rules(kind, dynamic=False),
                   attrs=(_qtype((PER_TENSOR, PER_CHANNEL)), AXIS, SCALES, ZPS), **fields)  # fmt: skip
 
 
-def dynamic(kind: str, fn: Any, **fields: Any) -> Any:
+def build_dynamic(kind: str, fn: Any, **fields: Any) -> Any:
     """DynamicQuantize or DynamicDequantize: scales and zps as inputs."""
-    return member(kind, shape=checked(_check_dynamic, kind), kernel=_dynamic(fn), **fields)
+    return build(kind, shape=checked(_check_dynamic, kind), kernel=_dynamic(fn), **fields)
 
 
-QUANTIZE = static(
+QUANTIZE = build_static(
     "Quantize",
     quantize,
     summary="dst = round(src / scale + zp), per tensor or per channel; f32 to s8, u8, f8_e4m3, f8_e5m2.",
@@ -412,7 +401,7 @@ QUANTIZE = static(
     ),
 )
 
-DEQUANTIZE = static(
+DEQUANTIZE = build_static(
     "Dequantize",
     dequantize,
     summary="dst = (src - zp) * scale, per tensor or per channel; s8, u8, f8_e4m3, f8_e5m2 to f32.",
@@ -430,7 +419,7 @@ DEQUANTIZE = static(
     ),
 )  # fmt: skip
 
-DYNAMIC_QUANTIZE = dynamic(
+DYNAMIC_QUANTIZE = build_dynamic(
     "DynamicQuantize",
     quantize,
     summary="Quantize with scales and zero points as input tensors; f32 to s8 or u8.",
@@ -443,7 +432,7 @@ DYNAMIC_QUANTIZE = dynamic(
     notes=(INTEGER_NOTE, AXIS_NOTE),
 )  # fmt: skip
 
-DYNAMIC_DEQUANTIZE = dynamic(
+DYNAMIC_DEQUANTIZE = build_dynamic(
     "DynamicDequantize",
     dequantize,
     summary="Dequantize with scales and zero points as input tensors, per tensor, channel or group; s8, u8, "
@@ -468,7 +457,7 @@ DYNAMIC_DEQUANTIZE = dynamic(
     ),
 )  # fmt: skip
 
-TYPECAST = member(
+TYPECAST = build(
     "TypeCast",
     summary="dst = src converted to dst's dtype, rounded to nearest even; f32 <-> bf16, f16.",
     table=rows("src dst", "bf16,f16 f32", "f32 bf16,f16"),
@@ -478,7 +467,7 @@ TYPECAST = member(
     kernel=lambda d, arrays, out: [_cast(arrays[0], out[0])],
 )
 
-REORDER = member(
+REORDER = build(
     "Reorder",
     summary="dst = src in another memory layout; the dtype does not change.",
     outputs=(Out("dst", "src's shape and dtype."),),

@@ -17,9 +17,10 @@ from typing import Any
 
 import numpy as np
 
+from app.core import family
 from app.core.diagnostics import Rule
 from app.core.engine import Context
-from app.core.family import ONEDNN_VERSION, Attr, In, Out, attr, build, constraints, rows
+from app.core.family import ONEDNN_VERSION, Attr, In, Out, attr, constraints, rows
 from app.core.mismatch import Tolerance
 from app.core.shapes import Shape, axis_problems, dims_conflict, format_shape, wrap_axes
 
@@ -88,7 +89,7 @@ def _asked_outputs(d: Any, required: int, ports: int) -> int:
 Formula = Callable[[Any, Sequence[np.ndarray], int], list[np.ndarray]]
 
 
-def member(
+def build(
     kind: str,
     summary: str,
     formula: Formula,
@@ -130,7 +131,7 @@ def member(
                 for r, t in zip(results[: _asked_outputs(d, required, len(outputs))], out, strict=False)
             ]
 
-    spec = build(
+    spec = family.build(
         kind,
         family=FAMILY,
         page=kind,
@@ -232,7 +233,7 @@ def narrowed(schema: Any, keep: Callable[[tuple[str, ...]], bool]) -> Any:
     return names, frozenset(row for row in admitted if keep(row))
 
 
-SOFTMAX = member(
+SOFTMAX = build(
     "SoftMax",
     "dst = exp(src - max) / sum(exp(src - max)) along axis; stats = max + log(sum), optional.",
     _softmax,
@@ -265,7 +266,7 @@ SOFTMAX = member(
         "silent on stats).",
     ),
 )
-LOG_SOFTMAX = member(
+LOG_SOFTMAX = build(
     "LogSoftmax",
     "dst = log(softmax(src)) along axis, as src - max - log(sum(exp(src - max))).",
     _log_softmax,
@@ -280,7 +281,7 @@ LOG_SOFTMAX = member(
         "element and -inf elsewhere (measured).",
     ),
 )
-SOFTMAX_BACKWARD = member(
+SOFTMAX_BACKWARD = build(
     "SoftMaxBackward",
     "diff_src = dst * (diff_dst - sum(diff_dst * dst)) along axis.",
     _softmax_backward,
@@ -296,7 +297,7 @@ SOFTMAX_BACKWARD = member(
     rules=(_shapes_rule("SoftMaxBackward"),),
     notes=("oneDNN 3.13 accepts a dst of another shape than diff_dst at add_op and aborts at compile.",),
 )  # fmt: skip
-LOG_SOFTMAX_BACKWARD = member(
+LOG_SOFTMAX_BACKWARD = build(
     "LogSoftmaxBackward",
     "diff_src = diff_dst - exp(dst) * sum(diff_dst) along axis.",
     _log_softmax_backward,

@@ -343,6 +343,22 @@ def settings_table() -> str:
     return "\n".join(lines)
 
 
+REPORT_FORMATS_MARK = "<!-- report formats -->"
+
+
+def report_formats_table() -> str:
+    """Every report format and what it is for, from the writers' table (app/report/__init__.py)."""
+    from app.report import FORMATS
+
+    lines = ["| format | what it is for |", "| --- | --- |"]
+    lines += [f"| `{row.name}` | {_cell(row.use)} |" for row in FORMATS]
+    return "\n".join(lines)
+
+
+# Marks in the hand-written pages that the site's build replaces with a table generated from the code.
+TABLES = {SETTINGS_MARK: settings_table, REPORT_FORMATS_MARK: report_formats_table}
+
+
 def pages() -> dict[str, str]:
     """Every generated page by its path under docs/."""
     from app.ops import REGISTRY

@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, settings
 from jsonschema import Draft202012Validator
 from schemathesis.core.failures import AcceptedNegativeData, FailureGroup
 
+from app.api.main import create_app
 from app.core.config import Settings
-from app.main import create_app
 
 # A schema-valid descriptor may still break its op's rules or a size limit: evaluate and verify answer
 # those with the documented 422 or 413, not 2xx; validate answers breaches with 200 and limits with 413.

@@ -1,5 +1,5 @@
 """Every fast path against the reference path: generated and mutated bodies sent through msgspec's first
-pass (app/first_pass.py), the lifted data lists (app/core/jsonlists.py), the small request checked on
+pass (app/ops/first_pass.py), the lifted data lists (app/core/jsonlists.py), the small request checked on
 the event loop, and the batch's repeated-text and first-pass paths, get the status and the answer that
 pydantic alone gives (every fast path off, the ops' quick verdicts too, every body in the thread pool). A fast path that drifts (a
 500 where pydantic says 422, another verdict, another message) fails here. The bytes that are not
@@ -17,12 +17,11 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from app import first_pass
+from app.api.main import create_app
 from app.api.routes import check
 from app.core import engine, jsonlists
 from app.core.config import Settings
-from app.main import create_app
-from app.ops import REGISTRY
+from app.ops import REGISTRY, first_pass
 
 ROUTES = ("/v1/validate", "/v1/evaluate", "/v1/validate/batch")
 HEADERS = {"content-type": "application/json", "x-request-id": "differential"}

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+from app.api.main import create_app
 from app.api.routes import check
 from app.core.config import Settings
-from app.main import create_app
 
 ROOT = Path(__file__).resolve().parents[2]
 _DOCS_BODIES = [

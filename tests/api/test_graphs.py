@@ -9,8 +9,8 @@ import onnx
 from fastapi.testclient import TestClient
 from onnx import TensorProto, helper, numpy_helper
 
+from app.api.main import create_app
 from app.core.config import Settings
-from app.main import create_app
 
 JSON = {"content-type": "application/json"}
 BYTES = {"content-type": "application/octet-stream"}

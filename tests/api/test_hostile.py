@@ -21,9 +21,9 @@ import pytest
 from fastapi import Request, Response
 from fastapi.testclient import TestClient
 
+from app.api.main import create_app
 from app.api.routes import check
 from app.core.config import Settings
-from app.main import create_app
 from app.ops import REGISTRY
 from tests.conftest import free_port
 

@@ -17,9 +17,9 @@ from hypothesis import strategies as st
 
 from app.api import metrics
 from app.api.jsontext import json_text
+from app.api.main import create_app
 from app.api.middleware import ACCESS_LOG, REQUEST_IDS, AccessLog
 from app.core.config import Settings
-from app.main import create_app
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 ROUTES = ("/v1/validate", "/v1/evaluate")

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
+from app.api.main import create_app
 from app.core.config import Settings
-from app.main import create_app
 
 PROBLEM = "application/problem+json"
 GOOD = {

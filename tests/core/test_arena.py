@@ -10,8 +10,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.core import arena, kernels
-from app.core.kernels import maximum
+from app.core import arena
+from app.ops import max as max_op
+from app.ops.max import maximum
 
 
 @pytest.fixture(autouse=True)
@@ -84,11 +85,11 @@ def test_max_into_reused_blocks_matches_np_empty_outputs(runs) -> None:
     shortcuts), bit for bit; an output still held keeps its values while later outputs are written."""
     kept, from_blocks = [], 0
     for pair, keep in runs:
-        saved_block, kernels._BLOCK = kernels._BLOCK, 32  # past _one_block, which takes np.empty
+        saved_block, max_op._BLOCK = max_op._BLOCK, 32  # past _one_block, which takes np.empty
         try:
             got = maximum(pair)
         finally:
-            kernels._BLOCK = saved_block
+            max_op._BLOCK = saved_block
         from_blocks += got.base is not None
         arena_blocks, arena._blocks = arena._blocks, []
         saved_from, arena._FROM_BYTES = arena._FROM_BYTES, 1 << 62  # every output a plain np.empty

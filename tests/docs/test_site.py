@@ -139,3 +139,12 @@ def test_the_settings_page_lists_every_setting(site: Path) -> None:
     for name in Settings.model_fields:
         assert f"OPSPEC_{name.upper()}" in html
     assert "<!-- settings -->" not in html
+
+
+def test_the_cli_page_lists_every_report_format(site: Path) -> None:
+    from app.report import FORMATS
+
+    html = (site / "cli.html").read_text(encoding="utf-8")
+    for row in FORMATS:
+        assert f"<td><code>{row.name}</code></td>" in html
+    assert "<!-- report formats -->" not in html

@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import itertools
 import math
+from unittest import mock
 
 import ml_dtypes
 import numpy as np
@@ -14,9 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.cli import EXIT_INVALID, main
+from app.core.config import Settings
 from app.core.dtypes import DTYPES, NUMERIC
-from app.core.kernels import maximum
 from app.ops import max as max_op
+from app.ops.max import maximum
+from tests.ops.maximum_oracle import NARROW, every_pattern, oracle_max, same_bits
+from tests.test_library import assert_lane_is_the_full_way
 
 FLOAT_TYPES = ("f32", "f16", "bf16", "f64")
 INT_TYPES = tuple(sorted(NUMERIC - set(FLOAT_TYPES)))
@@ -47,19 +51,6 @@ def oracle(arrays: list[np.ndarray]) -> np.ndarray:
     for index in itertools.product(*(range(n) for n in out_shape)):
         out[index] = profile_max([a[source_index(index, a.shape)].item() for a in arrays])
     return out
-
-
-def same_bits(got: np.ndarray, want: np.ndarray) -> bool:
-    """Equal dtype, shape and bits, any NaN matching any NaN."""
-    if got.dtype != want.dtype or got.shape != want.shape:
-        return False
-    if got.dtype.kind in "iu":
-        return np.array_equal(got, want)
-    wide_got, wide_want = got.astype(np.float64), want.astype(np.float64)
-    nan = np.isnan(wide_want)
-    return np.array_equal(np.isnan(wide_got), nan) and np.array_equal(
-        wide_got[~nan].view(np.uint64), wide_want[~nan].view(np.uint64)
-    )
 
 
 # --- strategies -------------------------------------------------------------------------------
@@ -391,3 +382,313 @@ def test_cli_check(tmp_path, capsys) -> None:
     )
     assert main(["check", str(path)]) == EXIT_INVALID
     assert f"{path}:1:90: error Max.RJ: " in capsys.readouterr().out  # at inputs[1].shape[0]
+
+
+# --- the kernel against a plain oracle, bit for bit: every 16-bit pattern, NaNs of either sign, -0 beside +0
+
+
+@pytest.mark.parametrize("dtype", NARROW, ids=str)
+def test_max_bits16_on_every_pattern(dtype) -> None:
+    rng = np.random.default_rng(1)
+    values = every_pattern(dtype)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 1, -1], dtype=dtype)
+    others = [rng.permutation(values), np.resize(specials, values.shape)]
+    for pair in ([values, others[0]], [others[1], values], [values, others[0], others[1]]):
+        assert same_bits(maximum(pair), oracle_max(pair))
+
+
+@pytest.mark.parametrize("dtype", NARROW, ids=str)
+def test_max_bits16_broadcast_all_negative_and_negative_nan(dtype) -> None:
+    rng = np.random.default_rng(2)
+    column = -np.abs(rng.standard_normal((6, 1))).astype(dtype)
+    row = np.array([-0.0, -1, -np.inf, -3, 0.0, -np.nan, np.nan], dtype=dtype)
+    full = -np.abs(rng.standard_normal((6, 7))).astype(dtype)
+    full[0, 0] = -0.0
+    for arrays in ([column, row], [column, row, full], [full, column], [np.array(-0.0, dtype), full]):
+        assert same_bits(maximum(arrays), oracle_max(arrays))
+
+
+def test_max_same_shape_folds_once_and_keeps_positive_zero() -> None:
+    a = np.array([[-0.0, 0.0, np.nan, -1]], np.float32).repeat(3, 0)
+    b = np.array([[0.0, -0.0, 2, -0.0]], np.float32).repeat(3, 0)
+    out = maximum([a, b])
+    assert out is not a and out is not b
+    assert same_bits(out, oracle_max([a, b]))
+
+
+def test_max_in_blocks_of_rows_matches_the_oracle(monkeypatch) -> None:
+    monkeypatch.setattr(max_op, "_BLOCK", 4000)  # many blocks of 2 f32 rows (4 of f16) on a small array
+    rng = np.random.default_rng(5)
+    a = -np.abs(rng.standard_normal((30, 500))).astype(np.float32)
+    a[rng.random(a.shape) < 0.3] = -0.0
+    column = np.where(rng.random((30, 1)) < 0.5, 0.0, -0.0).astype(np.float32)
+    row = np.where(rng.random(500) < 0.5, np.nan, -0.0).astype(np.float32)
+    for arrays in ([a, column], [a, row], [a, column, row], [a, a.copy()], [a.reshape(-1), a.reshape(-1)]):
+        for dtype in [np.float32, *NARROW]:
+            narrowed = [x.astype(dtype) for x in arrays]
+            assert same_bits(maximum(narrowed), oracle_max(narrowed))
+    negative_nan = np.full(500, -np.nan, np.float16)  # the 16-bit floats' put-back, block by block
+    assert same_bits(
+        maximum([a.astype(np.float16), negative_nan]), oracle_max([a.astype(np.float16), negative_nan])
+    )
+    for dtype in NARROW:  # NaNs with the sign set in one block of one input only: looked for per block
+        grid, other, side = a.astype(dtype), (-a[::-1]).astype(dtype), column.astype(dtype)
+        grid[7, 3:9] = np.array(-np.nan, dtype)
+        grid.view(np.uint16)[8, 0] = np.array(-np.inf, dtype).view(np.uint16) + np.uint16(1)
+        for arrays in ([grid, other], [other, grid, side], [side, grid]):
+            assert same_bits(maximum(arrays), oracle_max(arrays))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_zero_check_skipped_only_where_no_two_inputs_hold_zeros(dtype, monkeypatch) -> None:
+    """A -0 result is looked at only when two inputs may hold zeros (small inputs are counted, large
+    ones assumed to), and a block's -0 is found by its bits being the least integer: every case exact."""
+    monkeypatch.setattr(max_op, "_BLOCK", 1024)  # blocks of 4 f32 rows, so some hold a -0 and some none
+    checked, fill = [], max_op._fill_max
+    monkeypatch.setattr(
+        max_op, "_fill_max", lambda out, arrays: checked.append(out.shape) or fill(out, arrays)
+    )
+    rng = np.random.default_rng(6)
+    big = -np.abs(rng.standard_normal((64, 64))).astype(dtype)
+    big[rng.random(big.shape) < 0.05] = -0.0
+    big[:8] = -np.abs(big[:8]) - 1  # two blocks without a zero at all
+    big[40, 3] = 0.0
+    big[41, 5] = np.nan
+    big[42, 7] = -np.nan
+    free = (rng.random(64) + 0.5).astype(dtype) * -1  # no zero: beside big, nothing to check
+    plus = free.copy()
+    plus[[3, 7, 9]] = 0.0
+    minus = free.copy()
+    minus[[3, 11]] = -0.0
+    cases = [
+        ([big, free], False),
+        ([free, big, free[:, None]], False),
+        ([big, plus], True),  # +0 in the row meets big's -0s
+        ([big, minus], True),  # glanced at: it holds zeros, so it counts
+        ([big, big[::-1].copy()], True),  # two large inputs: checked without looking
+        ([big[:, ::2], free[::2]], False),  # a strided view
+        ([big.T, plus[:, None]], True),
+        ([np.array(0.0, dtype), big], True),
+        ([big[:0], free], False),  # an empty result
+        ([np.array(-0.0, dtype), np.array(0.0, dtype)], True),  # tiny: a single element, one block
+        ([np.array([-0.0], dtype), np.array([-0.0], dtype)], True),
+    ]
+    for arrays, looked in cases:
+        checked.clear()
+        assert same_bits(maximum(arrays), oracle_max(arrays)), [a.shape for a in arrays]
+        assert bool(checked) == looked, [a.shape for a in arrays]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64, np.int8, *NARROW], ids=str)
+def test_max_beside_a_broadcast_row_over_longer_rows(dtype, monkeypatch) -> None:
+    """k rows of the result taken as one (row inputs tiled, full ones reshaped): exact, also where
+    it does not apply (a column, a strided tensor, rows that k does not divide)."""
+    taken, longer_rows = [], max_op._longer_rows
+    monkeypatch.setattr(
+        max_op, "_longer_rows", lambda shape, arrays: taken.append(longer_rows(shape, arrays)) or taken[-1]
+    )
+    rng = np.random.default_rng(8)
+    integer = np.issubdtype(dtype, np.integer)
+
+    def values(shape):
+        if integer:
+            info = np.iinfo(dtype)
+            return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dtype)
+        x = rng.standard_normal(shape).astype(dtype)
+        x[rng.random(shape) < 0.2] = -0.0
+        x[rng.random(shape) < 0.1] = 0.0
+        x[rng.random(shape) < 0.05] = np.array(-np.nan, dtype)
+        x[rng.random(shape) < 0.05] = np.nan
+        return x
+
+    grid, row, cube = values((64, 32)), values(32), values((8, 16, 32))
+    cases = [
+        ([grid, row], True),
+        ([row, grid, values((1, 32)), values(())], True),
+        ([cube, values((1, 1, 32)), values((16, 32))], False),  # [16,32] is neither a row nor whole
+        ([cube, row], True),
+        ([grid, values((64, 1))], False),  # a column
+        ([values((64, 64))[:, ::2], row], False),  # strided
+        ([values((63, 32)), row], False),  # 63 rows: no power of two divides them
+        ([values((12, 32)), row], False),  # 12 rows: an eighth is 1
+    ]
+    for arrays, applies in cases:
+        taken.clear()
+        got = maximum(arrays)
+        want = np.maximum.reduce(np.broadcast_arrays(*arrays)) if integer else oracle_max(arrays)
+        assert same_bits(got, want), [a.shape for a in arrays]
+        assert (taken[-1] is not None) == applies, [a.shape for a in arrays]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.int64, np.uint64])
+def test_max_of_one_shape_in_one_block_matches_the_oracle(dtype, monkeypatch) -> None:
+    """Inputs of the result's shape within one block take _one_block: element by element and bit for
+    bit the maximum the blocked path gives, -0 beside +0 and NaNs of either sign included."""
+    taken, one_block = [], max_op._one_block
+    monkeypatch.setattr(max_op, "_one_block", lambda *args: taken.append(1) or one_block(*args))
+    rng = np.random.default_rng(8)
+    integer = np.dtype(dtype).kind in "iu"
+
+    def values(shape: tuple[int, ...]) -> np.ndarray:
+        if integer:
+            info = np.iinfo(dtype)
+            return rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dtype)
+        x = rng.standard_normal(shape).astype(dtype)
+        for fraction, value in ((0.3, -0.0), (0.2, 0.0), (0.05, np.nan), (0.05, -np.nan)):
+            x[rng.random(shape) < fraction] = value
+        return x
+
+    for shape, count in [((1000,), 2), ((8, 16), 3), ((), 2), ((0, 4), 2), ((5,), 1), ((30, 40), 8)]:
+        arrays = [values(shape) for _ in range(count)]
+        taken.clear()
+        got = maximum(arrays)
+        want = np.maximum.reduce(arrays) if integer else oracle_max(arrays)
+        assert taken and got.shape == shape and got.dtype == np.dtype(dtype)
+        assert same_bits(got, want), (shape, count)
+        assert all(got is not a for a in arrays)
+    taken.clear()
+    maximum([values((2, 3)), values((3,))])  # another shape: the general path
+    big = values((_BLOCK_VALUES // np.dtype(dtype).itemsize + 1,))
+    maximum([big, big])  # past one block: the general path
+    assert not taken
+
+
+_BLOCK_VALUES = 1 << 18  # max_op._BLOCK, in bytes
+
+
+# Bit patterns a 16-bit float's maximum turns on: zeros, infinities, the NaNs nearest them of either
+# sign (f16 and bf16 differ in where their infinities lie), the largest and least finite values.
+BITS16_SPECIAL = (0x0000, 0x8000, 0x7C00, 0xFC00, 0x7C01, 0xFC01, 0x7E00, 0xFE00, 0x7F80, 0xFF80, 0x7F81,
+                  0xFF81, 0x7FC0, 0xFFC0, 0x7FFF, 0xFFFF, 0x7BFF, 0xFBFF, 0x0001, 0x8001)  # fmt: skip
+
+
+@st.composite
+def same_shape_pair16(draw):
+    """Two 16-bit float arrays of one shape from bit patterns, and a block size (in bytes) that
+    cuts them into several blocks."""
+    dtype = draw(st.sampled_from(NARROW))
+    shape = tuple(draw(st.lists(st.integers(0, 7), max_size=3)))
+    count = math.prod(shape)
+    bits = st.one_of(st.integers(0, 0xFFFF), st.sampled_from(BITS16_SPECIAL))
+    pair = [
+        np.array(draw(st.lists(bits, min_size=count, max_size=count)), np.uint16).view(dtype).reshape(shape)
+        for _ in range(2)
+    ]
+    return pair, draw(st.sampled_from([4, 6, 32, 1 << 18]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(same_shape_pair16())
+def test_max_of_two_bits16_matches_the_general_path(case) -> None:
+    """The two-input 16-bit path against the general one it shortcuts (_max_bits16_in_blocks), bit for
+    bit, NaN payloads included, and against the oracle (any NaN for a NaN)."""
+    (a, b), block = case
+    with mock.patch.object(max_op, "_BLOCK", block):
+        fast = max_op._max_of_two_bits16(a, b)
+        general = max_op._max_bits16_in_blocks(a.shape, [a, b])
+        chosen = maximum([a, b])
+    assert fast.dtype == general.dtype == a.dtype and fast.shape == general.shape == a.shape
+    assert np.array_equal(fast.view(np.uint16), general.view(np.uint16))
+    assert np.array_equal(chosen.view(np.uint16), fast.view(np.uint16))
+    assert same_bits(fast, oracle_max([a, b]))
+
+
+@st.composite
+def same_shape_floats(draw):
+    """2 to 4 float arrays of one shape (C-contiguous) rich in -0, +0 and NaNs of either sign."""
+    dtype = draw(st.sampled_from([np.dtype(np.float32), np.dtype(np.float64), *NARROW]))
+    shape = tuple(draw(st.lists(st.integers(1, 9), min_size=1, max_size=3)))
+    count = math.prod(shape)
+    values = st.sampled_from([0.0, -0.0, np.nan, -np.nan, 1.5, -1.5, np.inf, -np.inf])
+    arrays = [
+        np.array(draw(st.lists(values, min_size=count, max_size=count)), np.float64)
+        .astype(dtype)
+        .reshape(shape)
+        for _ in range(draw(st.integers(2, 4)))
+    ]
+    return arrays, draw(st.sampled_from([16, 24, 64]))
+
+
+@settings(max_examples=200, deadline=None)
+@given(same_shape_floats())
+def test_max_in_flat_blocks_matches_blocks_of_rows(case) -> None:
+    """Inputs of the result's shape, C-contiguous, are cut into blocks of the flat arrays; the same
+    inputs as strided views (not contiguous) take the blocks of rows they took before: equal bits."""
+    arrays, block = case
+    strided = [np.repeat(a, 2, axis=-1)[..., ::2] for a in arrays]  # the same values, not contiguous
+    with mock.patch.object(max_op, "_BLOCK", block):
+        flat = maximum(arrays)
+        rows = maximum(strided)
+    assert not strided[0].flags.c_contiguous or strided[0].size <= 1
+    # A NaN's sign may differ between the two: where zeros are dense in a block, the +0 fix clears the
+    # sign bit wherever some input's is clear, a NaN's too; which blocks are dense depends on the cut.
+    assert same_bits(flat, rows)
+    assert same_bits(flat, oracle_max(arrays))
+
+
+# --- quick_evaluate (the library's lane) against the full way it shortcuts -------------------------
+
+
+@st.composite
+def near_plain_max(draw):
+    """Max descriptors as dicts with array data: plain ones (1 to 4 inputs of one dtype, broadcast by
+    the strict rule) and ones a step off plain (an alias, inputs of two dtypes, a size neither the
+    largest nor 1, a dim of 0, an array of another dtype or shape, an attribute, a declared output, a
+    bool where an int goes), with -0, +0 and NaNs of either sign where the dtype has them."""
+    from app.core.dtypes import DTYPES
+
+    def off() -> bool:
+        return draw(st.integers(0, 13)) == 0
+
+    out = draw(st.lists(st.integers(1, 3), min_size=0, max_size=3))
+    dtype = draw(st.sampled_from(["f32", "f16", "bf16", "f64", "s8", "u16", "s64"]))
+    numpy_type = DTYPES[dtype].numpy
+    floats = st.sampled_from([0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, -np.nan])
+    ints = st.integers(-3, 3) if dtype[0] == "s" else st.integers(0, 5)
+    inputs = []
+    for _ in range(draw(st.integers(1, 4))):
+        rank = draw(st.integers(0, len(out)))
+        shape = [size if draw(st.booleans()) else 1 for size in out[len(out) - rank :]]
+        if off() and shape:
+            shape[-1] = draw(st.sampled_from([0, shape[-1] + 1]))
+        count = math.prod(shape)
+        if DTYPES[dtype].is_float:
+            values = np.array(draw(st.lists(floats, min_size=count, max_size=count)), np.float64)
+            data = values.astype(np.float32).astype(numpy_type).reshape(shape)
+        else:
+            data = np.array(draw(st.lists(ints, min_size=count, max_size=count)), numpy_type).reshape(shape)
+        tensor: dict = {"dtype": dtype, "shape": list(shape), "data": data}
+        if off():
+            tensor["dtype"] = draw(st.sampled_from(["float32", "s32", "f32"]))
+        if off():
+            tensor["data"] = draw(st.sampled_from([data.astype(np.float64), data.reshape(-1)]))
+        if off() and shape:
+            tensor["shape"] = [True, *shape[1:]]
+        inputs.append(tensor)
+    descriptor: dict = {"kind": "Max", "inputs": inputs}
+    if off():
+        descriptor["kind"] = "max"
+    if draw(st.booleans()):
+        descriptor["attrs"] = {"axis": 1} if off() else {}
+    if off():
+        descriptor["outputs"] = [{"dtype": dtype, "shape": out}]
+    return descriptor
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast")
+@settings(max_examples=400, deadline=None)
+@given(near_plain_max(), st.sampled_from([None, Settings(max_elements=6), Settings(max_total_bytes=40)]))
+def test_quick_evaluate_answers_as_the_full_way(descriptor, limits) -> None:
+    """quick_evaluate (the library's lane) answers exactly as the full way it shortcuts (_evaluate_checked):
+    the same answer, dtypes, shapes and bits (-0 is not +0; NaN's bits too), or it declines and the full
+    way answers or raises as before."""
+    assert_lane_is_the_full_way(max_op.quick_evaluate, descriptor, limits)
+
+
+def test_quick_evaluate_takes_the_plain_cases() -> None:
+    """Held to the full way above; here it is shown to answer (not decline) where it should."""
+    settings = Settings()
+    rows = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for inputs in ([rows], [rows, np.float32([-0.0, 0.0, 9.0])], [np.array(2.0, np.float32), rows]):
+        tensors = [{"dtype": "f32", "shape": list(a.shape), "data": a} for a in inputs]
+        assert max_op.quick_evaluate({"kind": "Max", "inputs": tensors}, settings) is not None

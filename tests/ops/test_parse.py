@@ -140,8 +140,8 @@ def test_a_fresh_process_builds_only_the_models_it_uses(tmp_path) -> None:
     path = tmp_path / "one.json"
     path.write_text(json.dumps({"kind": "Abs", "inputs": [{"dtype": "f32", "shape": [2]}]}))
     code = (
-        "import app.ops, app.cli;"
-        f"report = app.cli.run_check([{str(path)!r}]);"
+        "import app.ops, app.cli.check;"
+        f"report = app.cli.check.run_check([{str(path)!r}]);"
         "assert report.files[0].units[0].verdict == 'valid';"
         "built = sorted(s.kind for s in app.ops.REGISTRY.values() if '_descriptor' in s.__dict__);"
         "print(built, 'DESCRIPTOR' in vars(app.ops))"

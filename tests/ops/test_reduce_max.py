@@ -7,6 +7,7 @@ import math
 
 import ml_dtypes
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +17,7 @@ from app.core.payload import LimitExceeded, decode, encode
 from app.core.tensors import Tensor
 from app.ops import REGISTRY, reduce_max
 from tests.conftest import same_values
+from tests.test_library import assert_lane_is_the_full_way
 
 SPEC = REGISTRY["ReduceMax"]
 NUMPY = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16}
@@ -241,9 +243,8 @@ def test_quick_verdict_is_the_full_checks(descriptor) -> None:
     quick verdict leaves it the answer."""
     import json
 
-    from app import first_pass
     from app.core import engine
-    from app.ops import BY_NAME, DESCRIPTOR
+    from app.ops import BY_NAME, DESCRIPTOR, first_pass
 
     spec = BY_NAME["ReduceMax"]
     text = json.dumps(descriptor).encode()
@@ -269,8 +270,69 @@ def test_quick_verdict_is_the_full_checks(descriptor) -> None:
 
 
 def test_the_quick_verdict_takes_the_common_case() -> None:
-    from app import first_pass
+    from app.ops import first_pass
 
     text = b'{"kind": "ReduceMax", "attrs": {"axes": [1], "keep_dims": true}, "inputs": [{"dtype": "f32", "shape": [2, "N", 4]}], "outputs": [{"dtype": "f32", "shape": [2, 1, 4]}]}'
     verdict = reduce_max.quick_verdict(first_pass.descriptor(text))
     assert verdict is not None and verdict.valid and verdict.outputs[0].shape == (2, 1, 4)
+
+
+# --- quick_evaluate (the library's lane) against the full way it shortcuts -------------------------
+
+
+@st.composite
+def near_plain_reduce_max(draw):
+    """ReduceMax descriptors as dicts with array data: plain ones, and ones a step off plain (an alias,
+    an empty or repeated or out-of-range axis, a dim of 0, an array of another dtype or shape, an
+    extra key, a bool or None where an int or bool goes), with -0, +0 and NaNs of either sign."""
+    from app.core.dtypes import DTYPES
+
+    def off() -> bool:  # one step off plain, now and then
+        return draw(st.integers(0, 11)) == 0
+
+    shape = draw(st.lists(st.integers(1, 4), min_size=1, max_size=3))
+    if off():
+        shape[draw(st.integers(0, len(shape) - 1))] = 0
+    dtype = draw(st.sampled_from(["f32", "f16", "bf16"]))
+    if off():
+        dtype = draw(st.sampled_from(["float32", "s32", "f64"]))
+    numpy_type = DTYPES["f32" if dtype == "float32" else dtype].numpy
+    values = st.sampled_from([0.0, -0.0, 1.0, -2.5, np.inf, -np.inf, np.nan, -np.nan])
+    count = math.prod(shape)
+    data = np.array(draw(st.lists(values, min_size=count, max_size=count)), np.float64)
+    data = data.astype(np.float32).astype(numpy_type).reshape(shape)
+    if off():
+        data = draw(st.sampled_from([data.astype(np.float64), data.reshape(-1), np.asfortranarray(data)]))
+    tensor: dict = {"dtype": dtype, "shape": list(shape), "data": data}
+    if off():
+        tensor["shape"] = [True, *shape[1:]] if shape[0] == 1 else [*shape[:-1], shape[-1] + 1]
+    if off():
+        tensor["strides"] = None
+    rank = len(shape)
+    chosen = draw(st.lists(st.integers(0, rank - 1), min_size=1, max_size=rank, unique=True))
+    axes = [axis - rank if draw(st.booleans()) else axis for axis in chosen]
+    if off():
+        axes = draw(st.sampled_from([[], [*axes, axes[0]], [*axes, rank], [-rank - 1], [True], [0.0]]))
+    attrs: dict = {"axes": axes}
+    if draw(st.booleans()):
+        attrs["keep_dims"] = draw(st.booleans())
+    if off():
+        attrs["keep_dims"] = draw(st.sampled_from([None, 1, "yes"]))
+    descriptor: dict = {"kind": "ReduceMax", "inputs": [tensor]}
+    if not off():
+        descriptor["attrs"] = attrs
+    if off():
+        descriptor["outputs"] = [{"dtype": dtype, "shape": [1]}]
+    return descriptor
+
+
+@pytest.mark.filterwarnings("ignore:invalid value encountered in cast")
+@settings(max_examples=400, deadline=None)
+@given(
+    near_plain_reduce_max(), st.sampled_from([None, Settings(max_elements=12), Settings(max_total_bytes=40)])
+)
+def test_quick_evaluate_answers_as_the_full_way(descriptor, limits) -> None:
+    """quick_evaluate (the library's lane) answers exactly as the full way it shortcuts
+    (_evaluate_checked): the same answer, dtypes, shapes and bits (-0 is not +0; NaN's bits too), or it
+    declines and the full way answers or raises as before."""
+    assert_lane_is_the_full_way(reduce_max.quick_evaluate, descriptor, limits)

@@ -17,6 +17,7 @@ from app.core.engine import evaluate
 from app.core.payload import encode
 from app.ops import REGISTRY, reduction
 from tests.conftest import same_values
+from tests.ops.maximum_oracle import NARROW, every_pattern, oracle_reduce, same_bits
 from tests.ops.onednn_fixtures import cases, check_case
 
 KINDS = ["ReduceL1", "ReduceL2", "ReduceMax", "ReduceMean", "ReduceMin", "ReduceProd", "ReduceSum"]
@@ -272,3 +273,73 @@ def test_onednn_departs_only_where_the_docs_say() -> None:
     assert empty["ReduceMin empty reduction"] == [3.4028234663852886e38] * 2
     assert empty["ReduceMean empty reduction"] == ["nan", "nan"]
     assert empty["ReduceProd empty reduction"] == [1.0, 1.0]
+
+
+# --- ReduceMax's kernel (ReduceMin's too) against a plain oracle, bit for bit -----------------------
+
+
+@pytest.mark.parametrize("dtype", NARROW, ids=str)
+@pytest.mark.parametrize("keep_dims", [False, True])
+@pytest.mark.parametrize("slab_bytes", [1 << 19, 64, 200])  # whole; slabs of one and of a few rows
+def test_reduce_max_bits16_every_axes_pattern(dtype, keep_dims, slab_bytes, monkeypatch) -> None:
+    monkeypatch.setattr(reduction, "_SLAB_BYTES", slab_bytes)
+    rng = np.random.default_rng(3)
+    x = rng.permutation(every_pattern(dtype))[: 4 * 6 * 8].reshape(4, 6, 8)
+    negative = -np.abs(rng.standard_normal((4, 6, 8))).astype(dtype)
+    negative[1, 2, :] = -0.0
+    negative[2, :, 3] = np.array(-np.nan, dtype)
+    least_nan = np.array(-np.inf, dtype).view(np.uint16) + np.uint16(1)  # the NaN nearest -inf's bits
+    mixed = rng.standard_normal((4, 6, 8)).astype(dtype)
+    mixed.view(np.uint16)[0, 1, 2] = least_nan
+    mixed.view(np.uint16)[3, 4, :] = least_nan
+    for array in (x, negative, negative[:, ::2, 1:], mixed):  # a strided view too
+        for count in (1, 2, 3):
+            for axes in itertools.combinations(range(3), count):
+                got = reduction.reduce_max(array, axes, keep_dims)
+                assert same_bits(got, oracle_reduce(array, axes, keep_dims)), (axes, array.dtype)
+
+
+def _rows_with_every_tie(dtype, shape: tuple[int, ...], rng: np.random.Generator) -> np.ndarray:
+    """Random values with, along the last axis, rows of -0s, -0s beside one +0, all negatives, and
+    NaNs of either sign among positives and among negatives."""
+    x = rng.standard_normal(shape).astype(dtype)
+    rows = x.reshape(-1, shape[-1])
+    rows[0] = -0.0
+    rows[1] = -0.0
+    rows[1, -1] = 0.0
+    rows[2] = -np.abs(rows[2])
+    rows[3, 5] = np.array(-np.nan, dtype)
+    rows[4] = -np.abs(rows[4])
+    rows[4, 0] = np.array(-np.nan, dtype)
+    rows[5, 1] = np.nan
+    return x
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, *NARROW], ids=str)
+@pytest.mark.parametrize("keep_dims", [False, True])
+@pytest.mark.parametrize("forced", [True, False])  # reduceat for every trailing case, 16-bit slabs; defaults
+def test_reduce_max_trailing_axes_as_rows(dtype, keep_dims, forced, monkeypatch) -> None:
+    """Trailing axes of a C-contiguous array are reduced as rows of the flat array (reduceat), any axes
+    before them after that; the rest, and arrays that are not C-contiguous, as before; 16-bit floats
+    in slabs along the first kept axis: all exact."""
+    if forced:
+        monkeypatch.setattr(reduction, "_SHORTEST_ROW", 1)
+        monkeypatch.setattr(reduction, "_SLAB_BYTES", 100)
+    rng = np.random.default_rng(7)
+    x = _rows_with_every_tie(dtype, (3, 4, 40), rng)
+    arrays = [
+        x,
+        x[:, ::2, 1:],  # strided: reduced as before
+        x.transpose(2, 0, 1),  # not C-contiguous
+        np.ascontiguousarray(x.transpose(0, 2, 1)),  # the tie rows now along the middle axis
+        _rows_with_every_tie(dtype, (6, 17), rng),
+        np.full((1, 16), -0.0, dtype),
+        np.array([np.nan, -np.inf], dtype),
+        np.zeros((0, 3, 20), dtype),  # a kept dim of 0
+    ]
+    for array in arrays:
+        for count in range(1, array.ndim + 1):
+            for axes in itertools.permutations(range(array.ndim), count):  # unsorted axes too
+                got = reduction.reduce_max(array, axes, keep_dims)
+                want = oracle_reduce(array, tuple(sorted(axes)), keep_dims)
+                assert same_bits(got, want), (array.shape, array.strides, axes)

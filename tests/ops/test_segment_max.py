@@ -15,6 +15,7 @@ from app.core.engine import evaluate
 from app.core.payload import encode
 from app.ops import REGISTRY, segment_max
 from tests.conftest import same_values
+from tests.ops.maximum_oracle import oracle_max, same_bits
 
 SPEC = REGISTRY["SegmentMax"]
 TYPES = sorted(NUMERIC, key=list(DTYPES).index)
@@ -364,3 +365,30 @@ def test_value_shortcuts_answer_as_the_full_scans(case, index_type) -> None:
         mock.patch.object(segment_max, "_may_hold_nan_or_minus_inf", lambda wide: True),
     ):
         assert app.validate(body) == shortcut
+
+
+# --- the kernel against a plain oracle, bit for bit ---------------------------------------------------
+
+
+@pytest.mark.parametrize("longest", [5, 64, 65])  # folded by place in the run; and reduceat past 64
+@pytest.mark.parametrize("dtype", [np.float32, np.int64])
+def test_segment_max_rows_folded_by_place_in_run(longest, dtype) -> None:
+    rng = np.random.default_rng(4)
+    lengths = rng.integers(0, longest + 1, 40)
+    lengths[3] = longest
+    ids = np.repeat(np.arange(40), lengths).astype(np.int64)
+    x = rng.standard_normal((ids.size, 3, 2)).astype(dtype)
+    if dtype == np.float32:
+        rows = np.flatnonzero(ids == 3)
+        x[rows] = -0.0
+        x[rows[-1], 0, 0] = 0.0  # +0 in the last row of a run of -0s: the maximum there is +0
+        x[rows[0], 1, 0] = -1.0
+        x[5, 1, 1] = np.nan
+    count = 42  # two trailing empty segments too
+    got = segment_max.segment_max(x, ids, count, fill=-7)
+    want = np.full((count, 3, 2), -7, dtype=dtype)
+    for segment in range(count):
+        rows = x[ids == segment]
+        if len(rows):
+            want[segment] = oracle_max(list(rows))
+    assert same_bits(got, want)

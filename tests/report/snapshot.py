@@ -9,10 +9,10 @@ import io
 import os
 from pathlib import Path
 
-from app.report import WRITERS
+from app.report import FORMATS, WRITERS
 from app.report.model import RunReport
 
-SUFFIX = {"text": "txt", "json": "json", "junit": "xml", "sarif": "sarif", "github": "txt", "gcc": "txt"}
+SUFFIX = {row.name: row.suffix for row in FORMATS}
 
 
 def render(report: RunReport, name: str) -> str:

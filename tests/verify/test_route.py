@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.api.main import create_app
 from app.core.config import Settings
-from app.main import create_app
 from tests.verify.cases import with_answer
 
 MAX = {

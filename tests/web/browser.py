@@ -13,7 +13,7 @@ from contextlib import contextmanager
 
 import uvicorn
 
-from app.main import create_app
+from app.api.main import create_app
 
 CHROMIUM = os.environ.get("OPSPEC_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 # The flags that work here as root, headless, with no network but loopback.

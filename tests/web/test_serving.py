@@ -5,7 +5,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from app.main import create_app
+from app.api.main import create_app
 from app.web import STATIC
 
 client = TestClient(create_app())

@@ -11,7 +11,6 @@ from fastapi import APIRouter, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
-from app import first_pass
 from app.api import metrics
 from app.api.deps import SettingsDep
 from app.api.jsontext import is_plain
@@ -22,7 +21,7 @@ from app.core.config import Settings
 from app.core.dtypes import DTYPES
 from app.core.payload import LimitExceeded, is_base64
 from app.core.registry import Descriptor, OpSpec
-from app.ops import BY_NAME, DESCRIPTOR, REGISTRY
+from app.ops import BY_NAME, DESCRIPTOR, REGISTRY, first_pass
 
 router = APIRouter(tags=["check"])
 # The routes app/api/hot.py answers without FastAPI's routing, by these same functions (filled below;
@@ -80,7 +79,7 @@ def parse_descriptor(body: bytes, settings: Settings | None = None) -> Descripto
 
 
 def read_descriptor(body: bytes, settings: Settings | None = None) -> Descriptor:
-    """The body as a descriptor: by msgspec's first pass where it reads it (app/first_pass.py), else by
+    """The body as a descriptor: by msgspec's first pass where it reads it (app/ops/first_pass.py), else by
     parse_descriptor, which gives every error."""
     return first_pass.descriptor(body) or parse_descriptor(body, settings)
 
@@ -282,7 +281,7 @@ def _answer_repeats(body: bytes, settings: Settings) -> Response | None:
 
 
 def _answer_plain(body: bytes, settings: Settings) -> Response | None:
-    """The batch read by msgspec's first pass (app/first_pass.py), when every descriptor is within it
+    """The batch read by msgspec's first pass (app/ops/first_pass.py), when every descriptor is within it
     (a compiler's distinct ops); None, and pydantic parses the batch, otherwise."""
     descriptors = first_pass.batch(body)
     if descriptors is None or len(descriptors) > settings.max_batch:

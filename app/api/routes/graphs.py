@@ -8,7 +8,7 @@ and multipart bodies, so it is exempt from the JSON-only content-type rule of th
 from __future__ import annotations
 
 from functools import partial
-from typing import Any, Literal
+from typing import Any
 
 from fastapi import APIRouter, Query, Request, Response
 from starlette.exceptions import HTTPException
@@ -17,8 +17,8 @@ from app.api.deps import SettingsDep
 from app.api.models import Problem
 from app.api.offload import off_loop
 from app.api.problems import problem
-from app.formats import answer, graphs
-from app.formats.answer import GraphVerdict
+from app.formats import answer, graphs, readers
+from app.formats.answer import GraphFormat, GraphVerdict
 from app.formats.errors import Malformed
 
 router = APIRouter(prefix="/graphs", tags=["graphs"])
@@ -75,62 +75,74 @@ IR_EXAMPLE = """<?xml version="1.0"?>
 </net>
 """
 
+# What each media type of the reader table holds, with an example: the route's own words. A type no
+# entry here describes (a format added to the table) is documented by its row's title.
+MEDIA = {
+    "application/json": {
+        "schema": {
+            "type": "object",
+            "description": "oneDNN Graph JSON (benchdnn --graph, ONEDNN_GRAPH_DUMP)",
+        },
+        "examples": {"onednn": {"summary": "benchdnn's reducemax.json", "value": ONEDNN_EXAMPLE}},
+    },
+    "application/xml": {
+        "schema": {"type": "string", "description": "OpenVINO IR v10/v11 XML, without weights"},
+        "examples": {
+            "openvino": {
+                "summary": "IR with a ReduceMax-1 (axes input without weights)",
+                "value": IR_EXAMPLE,
+            }
+        },
+    },
+    "text/xml": {"schema": {"type": "string", "description": "OpenVINO IR XML, as application/xml"}},
+    "application/octet-stream": {
+        "schema": {"type": "string", "format": "binary", "description": "An ONNX model (.onnx)"},
+        "examples": {
+            "onnx": {
+                "summary": "An ONNX model: send the .onnx file's bytes",
+                "value": "(binary: curl --data-binary @model.onnx)",
+            }
+        },
+    },
+}
+# The format a multipart body (the model and its weights) is read as: the one that takes weights.
+WEIGHTED = next((reader for reader in readers.graph_readers() if reader.weights), None)
+MULTIPART = {
+    "schema": {
+        "type": "object",
+        "required": ["model"],
+        "properties": {
+            "model": {"type": "string", "format": "binary", "description": "The IR XML (net.xml)"},
+            "weights": {"type": "string", "format": "binary", "description": "Its weights (net.bin)"},
+        },
+    },
+    "examples": {
+        "openvino-with-weights": {
+            "summary": "curl -F model=@net.xml -F weights=@net.bin",
+            "value": {"model": "(net.xml)", "weights": "(net.bin)"},
+        }
+    },
+}
+
+
+def _content() -> dict[str, Any]:
+    """The body's media types, from the reader table (the media gate reads them from here)."""
+    content: dict[str, Any] = {}
+    for reader in readers.graph_readers():
+        for media_type in reader.media_types:
+            content[media_type] = MEDIA.get(media_type) or {
+                "schema": {"type": "string", "format": "binary", "description": reader.title}
+            }
+    if WEIGHTED is not None:
+        content["multipart/form-data"] = MULTIPART
+    return content
+
+
 BODY = {
     "requestBody": {
         "required": True,
         "description": "The graph file itself. The format is `?format=`, else detected from the content.",
-        "content": {
-            "application/json": {
-                "schema": {
-                    "type": "object",
-                    "description": "oneDNN Graph JSON (benchdnn --graph, ONEDNN_GRAPH_DUMP)",
-                },
-                "examples": {"onednn": {"summary": "benchdnn's reducemax.json", "value": ONEDNN_EXAMPLE}},
-            },
-            "application/xml": {
-                "schema": {"type": "string", "description": "OpenVINO IR v10/v11 XML, without weights"},
-                "examples": {
-                    "openvino": {
-                        "summary": "IR with a ReduceMax-1 (axes input without weights)",
-                        "value": IR_EXAMPLE,
-                    }
-                },
-            },
-            "text/xml": {"schema": {"type": "string", "description": "OpenVINO IR XML, as application/xml"}},
-            "application/octet-stream": {
-                "schema": {"type": "string", "format": "binary", "description": "An ONNX model (.onnx)"},
-                "examples": {
-                    "onnx": {
-                        "summary": "An ONNX model: send the .onnx file's bytes",
-                        "value": "(binary: curl --data-binary @model.onnx)",
-                    }
-                },
-            },
-            "multipart/form-data": {
-                "schema": {
-                    "type": "object",
-                    "required": ["model"],
-                    "properties": {
-                        "model": {
-                            "type": "string",
-                            "format": "binary",
-                            "description": "The IR XML (net.xml)",
-                        },
-                        "weights": {
-                            "type": "string",
-                            "format": "binary",
-                            "description": "Its weights (net.bin)",
-                        },
-                    },
-                },
-                "examples": {
-                    "openvino-with-weights": {
-                        "summary": "curl -F model=@net.xml -F weights=@net.bin",
-                        "value": {"model": "(net.xml)", "weights": "(net.bin)"},
-                    }
-                },
-            },
-        },
+        "content": _content(),
     }
 }
 
@@ -151,7 +163,7 @@ async def _file(request: Request) -> tuple[bytes, bytes | None, str | None]:
                 )
             data = await model.read()
             blob = await weights.read() if weights is not None and not isinstance(weights, str) else None
-            return data, blob, "openvino"
+            return data, blob, WEIGHTED.format if WEIGHTED is not None else None
         finally:
             await form.close()  # the parts are spooled to temporary files
     return await request.body(), None, None
@@ -184,7 +196,7 @@ def unreadable(request: Request, exc: Malformed) -> Response:
 async def validate_graph(
     request: Request,
     settings: SettingsDep,
-    format: Literal["onednn", "openvino", "onnx"] | None = Query(
+    format: GraphFormat | None = Query(
         None, description="The file's format; detected from the content when absent."
     ),
     layout: bool = Query(False, description="Add a layered drawing of the graph (`layout`), for the page."),

@@ -14,7 +14,7 @@ import pytest
 
 from app.cli import EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, main
 from app.core.config import get_settings
-from app.formats.readers import SUFFIXES
+from app.formats.readers import suffixes
 
 GOOD = {"kind": "ReduceMax", "attrs": {"axes": [1]}, "inputs": [{"dtype": "f32", "shape": [2, 3]}]}
 BAD = {"kind": "ReduceMax", "attrs": {"axes": [4]}, "inputs": [{"dtype": "f32", "shape": [2, 3]}]}
@@ -134,7 +134,21 @@ def test_help_names_every_extension_a_directory_walk_reads(capsys) -> None:
     with pytest.raises(SystemExit):
         main(["check", "--help"])
     help_text = capsys.readouterr().out
-    assert all(f"*{suffix}" in help_text for suffix in SUFFIXES)
+    assert all(f"*{suffix}" in help_text for suffix in suffixes())
+
+
+@pytest.mark.parametrize("command", ["check", "merge"])
+def test_help_lists_every_report_format_in_the_table(command, capsys) -> None:
+    from app.report import FORMATS
+
+    with pytest.raises(SystemExit):
+        main([command, "--help"])
+    help_text = capsys.readouterr().out
+    assert "{" + ",".join(row.name for row in FORMATS) + "}" in help_text  # --format's choices
+    listed = help_text.split("\nformats:\n", 1)[1].splitlines()
+    assert [line.split()[0] for line in listed if line.startswith("  ") and not line.startswith("   ")] == [
+        row.name for row in FORMATS
+    ]
 
 
 def test_version(capsys) -> None:
@@ -170,7 +184,7 @@ def test_numpy_loads_with_one_thread_after_the_cli_set_up() -> None:
         return int(done.stdout)
 
     assert threads(count) > 1  # the pool this avoids
-    assert threads("from app.cli import limit_blas_threads; limit_blas_threads(); " + count) == 1
+    assert threads("from app.cli.command import limit_blas_threads; limit_blas_threads(); " + count) == 1
 
 
 def test_console_script_runs_from_stdin() -> None:
@@ -194,7 +208,7 @@ class Terminal(io.StringIO):
 
 
 def test_a_progress_bar_only_at_a_terminal_and_only_for_many_files(monkeypatch) -> None:
-    from app import cli
+    from app.cli import check as cli
 
     monkeypatch.setattr(sys, "stderr", Terminal())
     assert list(cli._progress(iter(range(3)), 3)) == [0, 1, 2]

@@ -12,7 +12,7 @@ import numpy as np
 from app.cli import EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, main
 from tests.api.test_graphs import IR, onnx_model
 
-FILES = Path(__file__).parent / "formats" / "files"
+FILES = Path(__file__).parents[1] / "formats" / "files"
 
 
 def folder(tmp_path: Path, axis: int = 1) -> Path:
@@ -103,7 +103,7 @@ def test_an_ir_whose_bin_alone_passes_max_graph_bytes_is_refused_as_any_too_larg
 
 
 BENCHDNN = FILES / "benchdnn"
-SNAPSHOTS = Path(__file__).parent / "report" / "snapshots"
+SNAPSHOTS = Path(__file__).parents[1] / "report" / "snapshots"
 
 
 def custom(tmp_path: Path, kinds: list[str]) -> Path:
@@ -159,9 +159,9 @@ def test_json_report_says_coverage_per_file_and_in_total(tmp_path, capsys) -> No
 def test_a_large_graph_shows_its_progress_at_a_terminal_only(monkeypatch, capsys) -> None:
     import sys
 
-    import app.cli
+    import app.cli.check
 
-    monkeypatch.setattr(app.cli, "PROGRESS_MIN_NODES", 1)  # every graph is "large" here
+    monkeypatch.setattr(app.cli.check, "PROGRESS_MIN_NODES", 1)  # every graph is "large" here
     assert main(["check", str(FILES / "reducemax.json")]) == EXIT_VALID
     assert "node" not in capsys.readouterr().err  # not a terminal: no bar
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True)

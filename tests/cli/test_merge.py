@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from app.cli import EXIT_MALFORMED
+from tests.cli.test_check_graphs import BENCHDNN, folder
+from tests.cli.test_command import OPSPEC
+from tests.cli.test_pool import write_mixed
 from tests.formats.models import if_model, magika_like
-from tests.test_cli_graphs import BENCHDNN, folder
-from tests.test_cli_jobs import write_mixed
-from tests.test_cli_options import OPSPEC
 
 SHARDS = 3
 LINK_BASE = "http://opspec.internal/"

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from app import cli
 from app.cli import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, main
+from app.cli import output as cli
 from app.core.config import get_settings
-from tests.test_cli import BAD, GOOD, WARNS, write
+from tests.cli.test_check import BAD, GOOD, WARNS, write
 
 OPSPEC = Path(sys.executable).with_name("opspec")
 
@@ -176,7 +176,7 @@ def test_json_entries_carry_valid_as_the_api_says_it(in_tmp, capsys) -> None:
 def test_sarif_names_the_projects_url_as_pyproject_does(in_tmp, capsys) -> None:
     import tomllib
 
-    project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())["project"]
+    project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())["project"]
     main(["check", "--format", "sarif", write(in_tmp, "good.json", GOOD)])
     driver = json.loads(capsys.readouterr().out)["runs"][0]["tool"]["driver"]
     assert driver["informationUri"] == project["urls"]["Repository"]

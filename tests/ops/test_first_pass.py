@@ -1,4 +1,4 @@
-"""msgspec's first pass (app/first_pass.py) against pydantic's: whatever the first pass takes, pydantic
+"""msgspec's first pass (app/ops/first_pass.py) against pydantic's: whatever the first pass takes, pydantic
 takes too, to the same values and the same verdict; whatever pydantic refuses, the first pass leaves to
 it. Generated descriptors reach past the subset on every side (other ops, fields, spellings, values)."""
 
@@ -12,14 +12,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pydantic import ValidationError
 
-from app import first_pass
 from app.api.models import BatchRequest
 from app.api.routes.check import _answer_each, _answer_plain, evaluate_answer, verdict, verdict_json
 from app.core import engine
 from app.core.config import Settings, get_settings
 from app.core.diagnostics import PathError
 from app.core.tensors import Tensor
-from app.ops import BY_NAME, DESCRIPTOR
+from app.ops import BY_NAME, DESCRIPTOR, first_pass
 from app.ops.max import MaxAttrs, MaxOp
 from app.ops.reduce_max import ReduceMaxAttrs, ReduceMaxOp
 
