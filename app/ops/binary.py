@@ -170,8 +170,10 @@ def _equal_shapes(
 
 
 def channel_axis(d: Any, rank: int) -> int:
-    """The channel dim under data_format: 1 for NCX, the last for NXC."""
-    return 1 if attr(d, "data_format") == "NCX" else rank - 1
+    """The channel dim under data_format: 1 for NCX, the last for NXC. A 1-D src has only dim 0, which
+    oneDNN 3.13 takes as the channel under NCX too (measured: a [3] slope scales a [3] src element by
+    element)."""
+    return 1 if attr(d, "data_format") == "NCX" and rank > 1 else rank - 1
 
 
 # --- kernels -----------------------------------------------------------------------------------------
