@@ -641,13 +641,22 @@ def can_be(dim: Dim, value: int) -> bool:
     return not differ(dim, value)
 
 
+_NO_NAMES: frozenset[str] = frozenset()
+_SYMBOLS: dict[str, frozenset[str]] = {}
+
+
 def symbols(dim: Dim) -> frozenset[str]:
     """The names in a dim."""
     if type(dim) is not str:
-        return frozenset()
-    if SYMBOL.match(dim):
-        return frozenset((dim,))
-    return frozenset(_names(_poly(dim)))
+        return _NO_NAMES
+    found = _SYMBOLS.get(dim)
+    if found is None:
+        # A graph's walk asks this of the same few texts at every node that reads them.
+        found = frozenset((dim,)) if SYMBOL.match(dim) else frozenset(_names(_poly(dim)))
+        if len(_SYMBOLS) >= _CACHE_MOST:
+            _SYMBOLS.clear()
+        _SYMBOLS[dim] = found
+    return found
 
 
 def _names(p: Poly) -> Iterable[str]:
@@ -678,14 +687,16 @@ def substitute(dim: Dim, mapping: Mapping[str, Dim]) -> Dim:
     """`dim` with each name in `mapping` replaced by its dim (None: the result is unknown)."""
     if type(dim) is not str or not mapping:
         return dim
-    if SYMBOL.match(dim):
+    names = symbols(dim)
+    if len(names) == 1 and dim in names:
         return mapping.get(dim, dim)
-    if not symbols(dim) & mapping.keys():
+    used = [name for name in names if name in mapping]
+    if not used:
         return dim
-    if any(mapping.get(name, 0) is None for name in symbols(dim)):
+    if any(mapping[name] is None for name in used):
         return None
     try:
-        return _dim(_substitute(_poly(dim), {k: _poly(v) for k, v in mapping.items() if v is not None}))  # type: ignore[arg-type]
+        return _dim(_substitute(_poly(dim), {name: _poly(mapping[name]) for name in used}))  # type: ignore[arg-type]
     except (ValueError, ZeroDivisionError):
         return None
 
