@@ -259,20 +259,23 @@ _NONE: dict[str, Any] = {}  # no attributes given
 
 
 def descriptor(
-    spec: OpSpec, raw: dict[str, Any], read: dict[int, tuple[Any, Any]] | None = None
+    spec: OpSpec, raw: dict[str, Any], read: dict[tuple[int, str], tuple[Any, Any]] | None = None
 ) -> PlainDescriptor | None:
     """`raw` (a descriptor of `spec`'s kind, as a graph translation writes it) as the check reads it, or
-    None where pydantic must read it. `read`: attribute sets read so far, by the id of their dict (held
-    there with what it read as), for a reader that gives one dict to every node of an attribute set."""
+    None where pydantic must read it. `read`: attribute sets read so far, by the id of their dict and the
+    kind that read it (held there with what it read as), for a reader that gives one dict to every node of an attribute set."""
     if not raw.keys() <= _DESCRIPTOR_KEYS or raw.get("kind") not in spec.names:
         return None
     given = raw.get("attrs", _NONE)
     if read is None:
         attrs = attributes(spec, given)
     else:
-        found = read.get(id(given))
+        # One dict may serve nodes of several kinds (a translation's empty attributes: ReLU's and
+        # GELU's), and each kind reads it into its own class.
+        key = (id(given), spec.kind)
+        found = read.get(key)
         if found is None or found[0] is not given:
-            found = read[id(given)] = (given, attributes(spec, given))
+            found = read[key] = (given, attributes(spec, given))
         attrs = found[1]
     inputs = tensors(raw.get("inputs"))
     if attrs is None or inputs is None:

@@ -1099,7 +1099,7 @@ class Memo:
         # Check descriptors as plain objects (Settings.graph_path), with pydantic only to explain one;
         # attribute sets read as such so far (plain.descriptor).
         self.plain = False
-        self.attrs: dict[int, tuple[Any, Any]] = {}
+        self.attrs: dict[tuple[int, str], tuple[Any, Any]] = {}
         self._types: dict[tuple[str | None, Shape | None], TensorType] = {}
 
     def types(self, value: Value | None) -> TensorType:

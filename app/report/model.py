@@ -217,7 +217,7 @@ class RunReport:
                     engines[unit.checked_by] = engines.get(unit.checked_by, 0) + 1
             for _, finding in report.all_findings():
                 severities[finding.severity] += 1
-            invalid_files += report.read and any(f.severity == "error" for f in report.findings)
+            invalid_files += report.invalid  # the JSON report's file "valid": false, counted
         return Summary(
             files=len(self.files),
             unreadable=unreadable,

@@ -125,7 +125,7 @@ def test_output_file_gets_the_report_and_stderr_the_summary(tmp_path, capsys) ->
     assert main(["check", write(tmp_path, "bad.json", BAD), "--format", "sarif", "-o", str(report)]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err.startswith("1 file, 1 descriptor: 0 valid, 1 invalid;")
+    assert captured.err.startswith("1 file (1 invalid), 1 descriptor: 0 valid, 1 invalid;")
     [result] = json.loads(report.read_text())["runs"][0]["results"]
     assert result["ruleId"] == "ReduceMax.axes.range"
 

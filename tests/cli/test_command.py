@@ -122,7 +122,7 @@ def test_quiet_writes_the_summary_line_only(in_tmp, capsys) -> None:
     bad = write(in_tmp, "bad.json", BAD)
     assert main(["check", "--quiet", bad]) == EXIT_INVALID
     assert capsys.readouterr().out.splitlines() == [
-        "1 file, 1 descriptor: 0 valid, 1 invalid; 1 error, 0 warnings"
+        "1 file (1 invalid), 1 descriptor: 0 valid, 1 invalid; 1 error, 0 warnings"
     ]
 
 
@@ -163,7 +163,7 @@ def test_gcc_format_is_what_problem_matchers_read(in_tmp, capsys) -> None:
     assert captured.out == (
         "bad.json:1:42: error: axis 4 is out of range [-2, 1] for src of rank 2 [ReduceMax.axes.range]\n"
     )
-    assert captured.err.startswith("1 file, 1 descriptor: 0 valid, 1 invalid")
+    assert captured.err.startswith("1 file (1 invalid), 1 descriptor: 0 valid, 1 invalid")
 
 
 def test_json_entries_carry_valid_as_the_api_says_it(in_tmp, capsys) -> None:

@@ -71,7 +71,7 @@ def test_case_file_text_report(tmp_path, capsys) -> None:
         '[0]: expected "nan", got 1.0 (segment 0 holds NaN here, so its maximum is NaN)',
         f"{path}:35:3: info SegmentMax.like: output 0 matches OpenVINO 2026.4 CPU: NaN ignored in segment 0 "
         f"(evidence: {segment_max.IMPLEMENTATIONS[0].evidence})",
-        "1 file, 1 case: 0 valid, 1 invalid; 1 error, 1 warning, 1 note",
+        "1 file (1 invalid), 1 case: 0 valid, 1 invalid; 1 error, 1 warning, 1 note",
     ]
 
 
