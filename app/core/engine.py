@@ -4,6 +4,7 @@ declared outputs, and the size checks that come before any evaluation allocates.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
@@ -36,6 +37,13 @@ def assumption_rules(prefix: str, what: str, spec: str) -> tuple[Rule, Rule]:
              "graph's unknown dim dyn__N): the answer takes them equal, or as it must, and says so once.",
              spec, "info"),
     )  # fmt: skip
+
+
+# Whether the check runs inside a graph's walk. A descriptor's unknown size (-1) is the user's own, and
+# an assumption about it is a warning; in a graph an unknown size is one nobody wrote as a name (the
+# walker names a graph input's and an engine's unknowns dyn__N, and what is left is opspec's own: a dim
+# that depends on data it does not have), so an assumption about it is a note, as for dyn__N.
+IN_GRAPH: ContextVar[bool] = ContextVar("IN_GRAPH", default=False)
 
 
 class Context:
@@ -74,7 +82,7 @@ class Context:
             name, dim = assumption.binding
             self.bindings[name] = dims.substitute(dim, self.bindings)
         text = message or assumption.message
-        if assumption.engine:
+        if assumption.engine or (assumption.unknown and IN_GRAPH.get()):
             self.report.note(f"{rule}.unified", path, text)
         else:
             self.report.warn(f"{rule}.assumption", path, text)

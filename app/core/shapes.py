@@ -107,13 +107,15 @@ def dims_conflict(a: Dim, b: Dim) -> bool:
 @dataclass(frozen=True)
 class Assumption:
     """What an answer takes for granted about sizes it does not know: said once per pair, as a warning
-    when every name in it is the user's, as a note when an engine made one up (ONNX's unk__N, a graph's
-    unknown dim, dyn__N). `binding`: a name the rest of a graph reads as this dim from here on."""
+    when every name in it is the user's, as a note when an engine made one up (ONNX's unk__N, dyn__N).
+    `unknown`: a size in it is unknown (-1), which is the user's in a descriptor and made up in a graph
+    (Context.assume decides). `binding`: a name the rest of a graph reads as this dim from here on."""
 
     message: str
     engine: bool
     binding: tuple[str, Dim] | None = None
     pair: tuple[Dim, ...] = ()
+    unknown: bool = False
 
 
 def unify(a: Dim, b: Dim) -> tuple[Dim, tuple[str, Dim] | None]:
@@ -246,12 +248,12 @@ class Broadcast:
     assumptions: list[BroadcastAssumption] = field(default_factory=list)
 
     def assume(self, entry: _Entry, dim: int, message: str, engine: bool, pair: tuple[Dim, ...],
-               binding: tuple[str, Dim] | None = None) -> None:  # fmt: skip
+               binding: tuple[str, Dim] | None = None, unknown: bool = False) -> None:  # fmt: skip
         """An assumption, said once per pair of sizes (a symbol in several dims is one guess)."""
         if any(a.pair == pair for a in self.assumptions):
             return
         self.assumptions.append(
-            BroadcastAssumption(message, engine, binding, pair, entry.input, entry.axis, dim)
+            BroadcastAssumption(message, engine, binding, pair, unknown, entry.input, entry.axis, dim)
         )
 
 
@@ -358,7 +360,7 @@ def _broadcast_dim(dim: int, entries: list[_Entry], padded: bool, result: Broadc
             who = " and ".join(_who(name, group) for name, group in unsized.items())
             message = f"in {where}, {who} must be equal or 1; the size there is unknown"
             pair = tuple(sorted(map(str, names)))
-            result.assume(first, dim, message, all(map(dims.by_engine, names)), pair)
+            result.assume(first, dim, message, all(map(dims.by_engine, names)), pair, unknown=True)
         return None
     out = names[0]
     for name in names[1:]:
@@ -372,7 +374,9 @@ def _against_size(name: str | int, group: list[_Entry], largest: int, dim: int, 
     first = group[0]
     if not isinstance(name, str):
         message = f"{_who(name, group)} in {where} is taken to be {_pinned(largest)}"
-        result.assume(first, dim, message, False, (f"input {first.input} {first.axis}", largest))
+        result.assume(
+            first, dim, message, False, (f"input {first.input} {first.axis}", largest), unknown=True
+        )
         return
     can_be_it, can_be_one = dims.can_be(name, largest), dims.can_be(name, 1)
     if not can_be_it and not can_be_one:

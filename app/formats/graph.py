@@ -29,6 +29,7 @@ from app.core import engine, plain
 from app.core.config import Settings
 from app.core.diagnostics import Diagnostic, Related, Rule, Severity
 from app.core.dtypes import DTYPES, canonical_dtype
+from app.core.engine import IN_GRAPH
 from app.core.payload import LimitExceeded, encode
 from app.core.shapes import Shape, wire_shape
 from app.core.symbols import GraphSymbols
@@ -534,6 +535,14 @@ def _who(node: Node) -> str:
 
 
 def walk(graph: Graph, settings: Settings) -> GraphResult:
+    token = IN_GRAPH.set(True)  # an unknown size meeting others is a note here (engine.IN_GRAPH)
+    try:
+        return _walk(graph, settings)
+    finally:
+        IN_GRAPH.reset(token)
+
+
+def _walk(graph: Graph, settings: Settings) -> GraphResult:
     limit = settings.max_graph_nodes
     if len(graph.nodes) > limit:
         raise LimitExceeded(
