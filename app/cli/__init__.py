@@ -8,6 +8,6 @@ files.py which files a check reads (folders, globs, [tool.opspec]), pool.py the 
 library and the report writers: a subcommand imports what it runs.
 """
 
-from app.cli.command import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, main
+from app.cli.command import EXIT_INTERRUPTED, EXIT_INVALID, EXIT_MALFORMED, EXIT_VALID, main, run
 
-__all__ = ["EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_MALFORMED", "EXIT_VALID", "main"]
+__all__ = ["EXIT_INTERRUPTED", "EXIT_INVALID", "EXIT_MALFORMED", "EXIT_VALID", "main", "run"]

@@ -9,6 +9,7 @@ import os
 import sys
 from typing import Any
 
+from app.core import collector
 from app.report import WRITERS, text
 from app.report.model import EXIT_MALFORMED, RunReport
 
@@ -34,6 +35,13 @@ def colour(stream: Any) -> bool:
 
 
 def emit(report: RunReport, args: argparse.Namespace) -> int:
+    # Writing a report builds an object or more per unit and finding, all alive until it is written:
+    # the collector's passes over them found nothing and took 0.7 s of a 2,000-file `--jobs 2` run.
+    with collector.paused():
+        return _emit(report, args)
+
+
+def _emit(report: RunReport, args: argparse.Namespace) -> int:
     writer = WRITERS[args.format]
     if args.format == "text":
         coloured = args.output is None and colour(sys.stdout)

@@ -302,3 +302,21 @@ def test_check_imports_only_what_checking_needs(tmp_path) -> None:
         [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path
     )
     assert done.stdout.splitlines()[-1] == "UNUSED []"
+
+
+def test_the_console_script_exits_with_mains_code_and_leaves_the_heap_to_the_process_end(monkeypatch) -> None:
+    """`opspec` (app.cli:run) exits with main's code; the heap it leaves is frozen, so the interpreter's
+    last collection does not walk a zoo's report (tests calling main keep their collector as it was)."""
+    import gc
+
+    from app.cli import command
+
+    monkeypatch.setattr(command, "main", lambda: 1)
+    before = gc.get_freeze_count()
+    try:
+        with pytest.raises(SystemExit) as exited:
+            command.run()
+        assert exited.value.code == 1
+        assert gc.get_freeze_count() > before
+    finally:
+        gc.unfreeze()
