@@ -567,10 +567,13 @@ def _prelu_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
     src, slope = d.inputs[0].shape, d.inputs[1].shape
     if src is None or slope is None:
         return [src]
-    if len(src) < 2:
+    if not src:
         ctx.warn("PReLU.onednn.rank", "inputs[0].shape",
-                 f"PReLU: src {format_shape(src)} has rank {len(src)}; {ONEDNN_VERSION} rejects rank 0 and aborts "
-                 "(SIGSEGV) compiling rank 1")  # fmt: skip
+                 f"PReLU: src {format_shape(src)} has rank 0; {ONEDNN_VERSION} refuses to compile it (invalid_shape)")  # fmt: skip
+    elif len(src) == 1 and attr(d, "data_format") != "NCX":
+        ctx.warn("PReLU.onednn.rank", "inputs[0].shape",
+                 f"PReLU: src {format_shape(src)} has rank 1 under data_format NXC; {ONEDNN_VERSION} aborts the "
+                 "process (SIGSEGV) compiling it (under NCX it runs, dim 0 the channel)")  # fmt: skip
     if len(slope) == 1:
         per_channel = attr(d, "per_channel_broadcast") is not False
         if not src:
@@ -626,8 +629,8 @@ PRELU = family.build(
         ),
         Rule(
             "PReLU.onednn.rank",
-            f"{ONEDNN_VERSION} runs PReLU on src of rank 2 or more only (rank 0 rejected, "
-            "rank 1 aborts the process).",
+            f"{ONEDNN_VERSION} runs PReLU on src of rank 2 or more, and of rank 1 under data_format NCX; it "
+            "refuses rank 0 at compile (invalid_shape), and rank 1 under NXC aborts the process (SIGSEGV).",
             f"{ONEDNN_VERSION}, measured",
             "warning",
         ),
