@@ -26,6 +26,8 @@ import tempfile
 import time
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # tests.formats.models' ONNX model
+
 GOAL = 0.3
 ONNX_GOAL = 0.15  # s over importing onnx and numpy
 OPSPEC = str(Path(sys.executable).with_name("opspec"))
@@ -94,22 +96,9 @@ def main() -> None:
 
 def one_onnx() -> bytes:
     """A small model as exported: ReduceMax then Max on [N, 3] (no value_info)."""
-    import numpy as np
-    from onnx import TensorProto, helper, numpy_helper
+    from tests.formats.models import reduce_then_max
 
-    nodes = [
-        helper.make_node("ReduceMax", ["x", "axes"], ["m"], name="reduce", keepdims=0),
-        helper.make_node("Max", ["m", "b"], ["y"], name="max"),
-    ]
-    graph = helper.make_graph(
-        nodes,
-        "one",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3]),
-         helper.make_tensor_value_info("b", TensorProto.FLOAT, [1])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N"])],
-        [numpy_helper.from_array(np.array([1], dtype=np.int64), "axes")],
-    )  # fmt: skip
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)]).SerializeToString()
+    return reduce_then_max().SerializeToString()
 
 
 if __name__ == "__main__":

@@ -196,7 +196,8 @@ def mix(count: int, seed: int = 0) -> list[Op]:
     return maker.ops
 
 
-def _dense(shape: list[int]) -> list[int]:
+def dense_strides(shape: list[int]) -> list[int]:
+    """A dense row-major tensor's strides, in elements."""
     strides, step = [], 1
     for dim in reversed(shape):
         strides.append(step)
@@ -210,7 +211,7 @@ def onednn_json(ops: list[Op], indent: int | None = None) -> bytes:
 
     def tensor(name: str, shape: list[int], prop: str = "undef") -> dict[str, Any]:
         tid = ids.setdefault(name, len(ids))
-        return {"id": tid, "dtype": "f32", "shape": shape, "stride": _dense(shape), "layout_type": "strided",
+        return {"id": tid, "dtype": "f32", "shape": shape, "stride": dense_strides(shape), "layout_type": "strided",
                 "property_type": prop}  # fmt: skip
 
     graph = [

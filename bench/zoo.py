@@ -15,10 +15,15 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench.graph_mix import dense_strides
 
 FORMATS = ("onednn", "onnx", "openvino")
 UNARY = ("ReLU", "Abs", "Sigmoid", "Tanh")
@@ -97,14 +102,6 @@ def graph(rng: random.Random) -> Graph:
 # --- oneDNN Graph JSON --------------------------------------------------------------------------------
 
 
-def _strides(shape: list[int]) -> list[int]:
-    strides, step = [], 1
-    for dim in reversed(shape):
-        strides.append(step)
-        step *= dim
-    return strides[::-1]
-
-
 def _onednn_attrs(op: Op) -> dict:
     if op.kind == "ReduceMax":
         return {
@@ -147,7 +144,7 @@ def onednn(g: Graph) -> bytes:
             "id": ids[name],
             "dtype": "f32",
             "shape": shape,
-            "stride": _strides(shape),
+            "stride": dense_strides(shape),
             "layout_type": "strided",
             "property_type": "constant" if name in g.constants else "undef",
         }

@@ -3,7 +3,9 @@ which are spatial. NCX: [N, C, X...]; NXC (oneDNN's default): [N, X..., C]."""
 
 from __future__ import annotations
 
-from app.core.family import Attr
+from typing import Any
+
+from app.core.family import Attr, attr
 
 DATA_FORMAT = Attr(
     "data_format",
@@ -15,7 +17,15 @@ DATA_FORMAT = Attr(
 
 
 def channel_axis(data_format: str, rank: int) -> int:
-    return 1 if data_format == "NCX" else rank - 1
+    """The channel dim: 1 under NCX, the last under NXC. A 1-D tensor has only dim 0, which oneDNN 3.13
+    takes as the channel under NCX too (measured with PReLU: a [3] slope scales a [3] src element by
+    element)."""
+    return 1 if data_format == "NCX" and rank > 1 else rank - 1
+
+
+def channel_of(d: Any, rank: int) -> int:
+    """The channel dim of a descriptor's data tensor of `rank`, by its data_format attribute."""
+    return channel_axis(attr(d, "data_format"), rank)
 
 
 def spatial_axes(data_format: str, rank: int) -> list[int]:

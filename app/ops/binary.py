@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from app.core import family
+from app.core.data_format import channel_of
 from app.core.diagnostics import Rule
 from app.core.engine import Context, assumption_rules
 from app.core.family import ONEDNN, ONEDNN_VERSION, Attr, In, Out, attr, constraints, rows
@@ -167,13 +168,6 @@ def _equal_shapes(
             for a, b in zip(out, shape, strict=True)
         )
     return out if ok else False
-
-
-def channel_axis(d: Any, rank: int) -> int:
-    """The channel dim under data_format: 1 for NCX, the last for NXC. A 1-D src has only dim 0, which
-    oneDNN 3.13 takes as the channel under NCX too (measured: a [3] slope scales a [3] src element by
-    element)."""
-    return 1 if attr(d, "data_format") == "NCX" and rank > 1 else rank - 1
 
 
 # --- kernels -----------------------------------------------------------------------------------------
@@ -397,7 +391,7 @@ def _channels(kind: str, d: Any, ctx: Context, name: str) -> int | None:
                   f"{kind}: {name} {format_shape(shape)} has rank {len(shape)}; it needs rank 2 or more (a batch dim "
                   f"and a channel dim, as data_format {attr(d, 'data_format')} lays them out)")  # fmt: skip
         return None
-    return channel_axis(d, len(shape))
+    return channel_of(d, len(shape))
 
 
 def _bias_add_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
@@ -426,7 +420,7 @@ def _at_channel(values: np.ndarray, rank: int, axis: int) -> np.ndarray:
 def _bias_add(d: Any, arrays: Sequence[np.ndarray], out: Sequence[np.dtype]) -> list[np.ndarray]:
     src, bias = _f32(arrays[0]), _f32(arrays[1])
     with np.errstate(all="ignore"):
-        return [src + _at_channel(bias, src.ndim, channel_axis(d, src.ndim))]
+        return [src + _at_channel(bias, src.ndim, channel_of(d, src.ndim))]
 
 
 def channel_sum(values: np.ndarray, axis: int) -> np.ndarray:
@@ -505,7 +499,7 @@ BIAS_ADD_BACKWARD = family.build(
     outputs=(Out("diff_bias", "1-D, one value per channel; diff_dst's dtype."),),
     **one_float("diff_dst diff_bias"),
     shape=_bias_add_backward_shape,
-    kernel=lambda d, arrays, out: [channel_sum(_f32(arrays[0]), channel_axis(d, arrays[0].ndim))],
+    kernel=lambda d, arrays, out: [channel_sum(_f32(arrays[0]), channel_of(d, arrays[0].ndim))],
     attrs=(data_format("Controls how to interpret the shape of `diff_dst` and `diff_bias`."),),
     rules=(
         Rule(
@@ -537,7 +531,7 @@ def _slope_view(d: Any, src_rank: int, slope_shape: tuple[int, ...], per_channel
     aligned on the right."""
     if len(slope_shape) == 1 and per_channel and src_rank >= 1:
         shape = [1] * src_rank
-        shape[channel_axis(d, src_rank)] = slope_shape[0]
+        shape[channel_of(d, src_rank)] = slope_shape[0]
         return tuple(shape)
     return slope_shape
 
@@ -580,7 +574,7 @@ def _prelu_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
             ctx.error("PReLU.slope.shape", "inputs[1].shape",
                       f"PReLU: slope {format_shape(slope)} is 1-D, but src has rank 0: no dim to match; {PRELU_RULES}")  # fmt: skip
             return None
-        axis = channel_axis(d, len(src)) if per_channel else len(src) - 1
+        axis = channel_of(d, len(src)) if per_channel else len(src) - 1
         if dims_conflict(slope[0], src[axis]):
             which = (f"channel dim {axis} (data_format {attr(d, 'data_format')})" if per_channel
                      else f"last dim {axis} (per_channel_broadcast false)")  # fmt: skip
@@ -670,7 +664,7 @@ def _prelu_backward_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
             ctx.error("PReLUBackward.slope.shape", "inputs[1].shape",
                       f"PReLUBackward: slope is 1-D, but src has rank 0: no channel dim; slope is {PRELU_BWD_RULES}")  # fmt: skip
             return None
-        axis = channel_axis(d, len(src))
+        axis = channel_of(d, len(src))
         if slope[0] != 1 and dims_conflict(slope[0], src[axis]):
             ctx.error("PReLUBackward.slope.shape", "inputs[1].shape[0]",
                       f"PReLUBackward: slope has {slope[0]} elements, but src {format_shape(src)} has {src[axis]} "

@@ -20,8 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from app.core import data_format, dims, family
-from app.core.data_format import DATA_FORMAT
+from app.core import dims, family
+from app.core.data_format import DATA_FORMAT, channel_of
 from app.core.diagnostics import Rule
 from app.core.engine import Context
 from app.core.family import ONEDNN, Attr, In, Out, attr, constraints, rows
@@ -94,10 +94,6 @@ def _page(kind: str) -> str:
 
 
 # --- shape helpers ------------------------------------------------------------------------------------
-
-
-def channel_axis(d: Any, rank: int) -> int:
-    return data_format.channel_axis(attr(d, "data_format"), rank)
 
 
 def _rule(kind: str, name: str, statement: str, where: str, severity: str = "error") -> Rule:
@@ -254,7 +250,7 @@ def _inv_std(var: np.ndarray, epsilon: float) -> np.ndarray:
 
 
 def _batch_axes(d: Any, rank: int) -> list[int]:
-    c = channel_axis(d, rank)
+    c = channel_of(d, rank)
     return [a for a in range(rank) if a != c]
 
 
@@ -291,7 +287,7 @@ def _bn_src(kind: str, d: Any, ctx: Context) -> tuple[Shape | None, Any, bool]:
             f"src has shape {format_shape(src.shape)}; {kind} needs rank >= 2 (a batch and a channel dim)",
         )
         return src.shape, None, False
-    return src.shape, src.shape[channel_axis(d, rank)], True
+    return src.shape, src.shape[channel_of(d, rank)], True
 
 
 def _bn_rules(kind: str) -> list[Rule]:
@@ -316,7 +312,7 @@ def _bn_inference_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
 
 def _bn_inference(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any]) -> list[np.ndarray]:
     x = _f32(arrays[0])
-    c = channel_axis(d, x.ndim)
+    c = channel_of(d, x.ndim)
     gamma, beta, mean, var = (_channel_view(a, x.ndim, c) for a in arrays[1:5])
     with np.errstate(all="ignore"):
         scale = gamma * _inv_std(var, attr(d, "epsilon"))
@@ -374,7 +370,7 @@ def _bn_forward_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
 def _bn_forward(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any]) -> list[np.ndarray]:
     x = _f32(arrays[0])
     axes = _batch_axes(d, x.ndim)
-    c = channel_axis(d, x.ndim)
+    c = channel_of(d, x.ndim)
     with np.errstate(all="ignore"):
         rows_, _ = _rows(x, axes)
         mean, var = _moments(rows_)
@@ -466,7 +462,7 @@ def _bn_diff_src_only(d: Any) -> bool:
 def _bn_backward(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any]) -> list[np.ndarray]:
     x, dy = _f32(arrays[0]), _f32(arrays[1])
     rank = x.ndim
-    c = channel_axis(d, rank)
+    c = channel_of(d, rank)
     axes = _batch_axes(d, rank)
     with np.errstate(all="ignore"):
         mean = _channel_view(arrays[2], rank, c)
@@ -767,7 +763,7 @@ def _group_norm_shape(d: Any, ctx: Context) -> list[Shape | None] | None:
 def _group_norm(d: Any, arrays: Sequence[np.ndarray], out: Sequence[Any]) -> list[np.ndarray]:
     x = _f32(arrays[0])
     rank = x.ndim
-    c = channel_axis(d, rank)
+    c = channel_of(d, rank)
     groups = d.attrs.groups
     # NCX order with the channels split into (groups, C / groups); each (n, g) a row
     ncx = np.moveaxis(x, c, 1)

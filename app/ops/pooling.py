@@ -313,11 +313,11 @@ def _ceil_include_pad(kind: str, d: Any, ctx: Context) -> None:
 
 
 def _to_ncx(x: np.ndarray, d: Any) -> np.ndarray:
-    return np.moveaxis(x, data_format.channel_axis(attr(d, "data_format"), x.ndim), 1)
+    return np.moveaxis(x, data_format.channel_of(d, x.ndim), 1)
 
 
 def _from_ncx(x: np.ndarray, d: Any) -> np.ndarray:
-    return np.moveaxis(x, 1, data_format.channel_axis(attr(d, "data_format"), x.ndim))
+    return np.moveaxis(x, 1, data_format.channel_of(d, x.ndim))
 
 
 def _resolved(d: Any, sizes: Sequence[int]) -> Window:

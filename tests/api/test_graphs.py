@@ -7,10 +7,10 @@ from pathlib import Path
 import numpy as np
 import onnx
 from fastapi.testclient import TestClient
-from onnx import TensorProto, helper, numpy_helper
 
 from app.api.main import create_app
 from app.core.config import Settings
+from tests.formats import models
 
 JSON = {"content-type": "application/json"}
 BYTES = {"content-type": "application/octet-stream"}
@@ -43,21 +43,7 @@ IR = b"""<?xml version="1.0"?>
 
 
 def onnx_model() -> bytes:
-    axes = numpy_helper.from_array(np.array([1], dtype=np.int64), "axes")
-    nodes = [
-        helper.make_node("ReduceMax", ["x", "axes"], ["m"], name="reduce", keepdims=0),
-        helper.make_node("Max", ["m", "b"], ["y"], name="max"),
-    ]
-    graph = helper.make_graph(
-        nodes,
-        "g",
-        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3]),
-         helper.make_tensor_value_info("b", TensorProto.FLOAT, [1])],
-        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N"])],
-        [axes],
-    )  # fmt: skip
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
-    return onnx.shape_inference.infer_shapes(model).SerializeToString()
+    return onnx.shape_inference.infer_shapes(models.reduce_then_max()).SerializeToString()
 
 
 def test_onednn_json(client) -> None:

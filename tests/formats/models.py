@@ -6,6 +6,8 @@
   models hold their nodes in If and Loop bodies);
 - loop_model: a Loop whose body holds a Max;
 - paddle_like: an input declared with `dim_value: -1`, as a PaddleOCR export writes it;
+- reduce_then_max: ReduceMax over [N, 3] then Max with a [1] input, the smallest model with both seed
+  ONNX ops;
 - kv_cache_step: one attention step of a decoder with a KV cache: the past keys and values, named
   `past` long, joined with the new token's along the sequence axis into the present ones.
 
@@ -27,6 +29,22 @@ from onnx import TensorProto, helper, numpy_helper
 
 def _init(name: str, array: np.ndarray) -> TensorProto:
     return numpy_helper.from_array(array, name)
+
+
+def reduce_then_max() -> onnx.ModelProto:
+    nodes = [
+        helper.make_node("ReduceMax", ["x", "axes"], ["m"], name="reduce", keepdims=0),
+        helper.make_node("Max", ["m", "b"], ["y"], name="max"),
+    ]
+    graph = helper.make_graph(
+        nodes,
+        "reduce_then_max",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", 3]),
+         helper.make_tensor_value_info("b", TensorProto.FLOAT, [1])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N"])],
+        [_init("axes", np.array([1], dtype=np.int64))],
+    )  # fmt: skip
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
 
 
 def magika_like() -> bytes:
